@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+# gotools: bcc-style tracers for Go programs, on eBPF uprobes.
+#
+#   make              build every tool into build/
+#   make demo         install what is needed, then trace the bundled demo
+#   make test         install what is needed, then run every test
+#   make install      install tools and man pages (PREFIX, DESTDIR)
+#   make STATIC=1     link each tool fully statically
+
+OUTPUT ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CLANG ?= clang
+CC ?= cc
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+TOOLS := gofunccount
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
+LIBGOTOOLS := $(OUTPUT)/libgotools.a
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+CFLAGS ?= -g -O2
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
+CPPFLAGS += -Ilib -I$(OUTPUT)
+LIBS := -lbpf -ldw -lelf -lcapstone -lz
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+LIBS += -lzstd -llzma -lbz2 -lpthread
+endif
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Ibpf/$(ARCH)
+
+# Sanitizer and fuzzer builds compile the library sources directly.
+SAN_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	     -fno-sanitize-recover=undefined
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined
+
+.PHONY: all clean install deps demo test unit-tests fuzz integration bench
+.DELETE_ON_ERROR:
+
+all: $(addprefix $(OUTPUT)/,$(TOOLS))
+
+$(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
+	mkdir -p $@
+
+$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBGOTOOLS): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h bpf/$(ARCH)/*.h) | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h $(wildcard lib/*.h tools/*.h bpf/*.h) | $(OUTPUT)
+	$(CC) $(CPPFLAGS) -Itools $(CFLAGS) -c $< -o $@
+
+$(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
+	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+# Unit tests: once normally, once under ASan and UBSan.
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) tests/unit/test.h | $(OUTPUT)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
+
+$(OUTPUT)/tests-san/%: tests/unit/%.c $(LIB_SRCS) tests/unit/test.h | $(OUTPUT)/tests-san
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(LIB_SRCS) $(LIBS) -o $@
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(OUTPUT)/fuzz
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) $< $(LIB_SRCS) $(LIBS) -o $@
+
+deps:
+	scripts/setup-deps.sh
+
+# The fixtures: Go programs built with every toolchain the tests use.
+fixtures: deps
+	tests/fixtures/build.sh $(OUTPUT)/fixtures
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh $(OUTPUT)
+
+unit-tests: $(UNIT_TESTS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/tests-san/%,$(UNIT_TESTS))
+
+test: deps
+	$(MAKE) all unit-tests $(FUZZERS)
+	tests/fixtures/build.sh $(OUTPUT)/fixtures
+	tests/run.sh $(OUTPUT)
+
+bench: deps
+	$(MAKE) all
+	tests/fixtures/build.sh $(OUTPUT)/fixtures
+	bench/run.sh $(OUTPUT)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(addprefix $(OUTPUT)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(addprefix man/man8/,$(addsuffix .8,$(TOOLS))) \
+		$(DESTDIR)$(PREFIX)/share/man/man8/
+
+clean:
+	rm -rf $(OUTPUT)

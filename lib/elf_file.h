@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A 64-bit ELF file opened read-only through libelf: its sections, its
+ * loadable segments, and the translation from virtual addresses to file
+ * offsets that uprobes need.
+ */
+#ifndef GOTOOLS_ELF_FILE_H
+#define GOTOOLS_ELF_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+
+struct elf_file {
+	char *path;		/* as opened */
+	int fd;
+	Elf *elf;
+	uint16_t machine;	/* EM_X86_64 or EM_AARCH64 */
+	uint16_t type;		/* ET_EXEC or ET_DYN */
+	const char *map;	/* the whole file, mmap()ed read-only */
+	size_t map_size;
+};
+
+/*
+ * Open PATH. Fails with a one-line reason (error.h) for a missing or
+ * unreadable file (-ENOENT, -EACCES), a file that is not ELF (-ENOEXEC),
+ * a 32-bit ELF or an unsupported machine (-ENOTSUP), or a truncated ELF
+ * (-EINVAL).
+ */
+int elf_file__open(const char *path, struct elf_file **out);
+void elf_file__close(struct elf_file *ef);
+
+/* Find a section by name. Returns NULL when absent. */
+Elf_Scn *elf_file__section(const struct elf_file *ef, const char *name,
+			   GElf_Shdr *shdr);
+
+/*
+ * The bytes of a section as stored in the file (no decompression).
+ * Returns 0 and points *data/*size into the mapping, or -ENOENT when the
+ * section is missing, or -EINVAL when it lies outside the file.
+ */
+int elf_file__section_bytes(const struct elf_file *ef, const char *name,
+			    const uint8_t **data, size_t *size);
+
+/* Translate a virtual address to a file offset through the PT_LOAD
+ * segments. Returns 0 and *off, or -ERANGE when no segment maps it. */
+int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
+			      uint64_t *off);
+
+/* Point *data at the file bytes that back [vaddr, vaddr+len), which must lie
+ * in one segment's file-backed part. Returns 0 or -ERANGE. */
+int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
+			 size_t len, const uint8_t **data);
+
+#endif
