@@ -39,6 +39,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined
 
 .PHONY: all clean install deps demo test unit-tests fuzz integration bench
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(addprefix $(OUTPUT)/,$(TOOLS))
 

@@ -37,7 +37,7 @@ Elf_Scn *elf_file__section(const struct elf_file *ef, const char *name,
 
 /*
  * The bytes of a section as stored in the file (no decompression).
- * Returns 0 and points *data/*size into the mapping, or -ENOENT when the
+ * Returns 0 and points *data and *size into the mapping, or -ENOENT when the
  * section is missing, or -EINVAL when it lies outside the file.
  */
 int elf_file__section_bytes(const struct elf_file *ef, const char *name,

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gofunccount: count calls of Go functions, like bcc's funccount.
+ *
+ * Each matched function gets one uprobe at its counting site (see
+ * lib/probe_site.h: the prologue's jump to morestack, so that a call whose
+ * stack grows is counted once and the probe is emulated, not single-
+ * stepped), plus one at each inlined copy. All probes share one uprobe_multi
+ * link; the attach cookie says which counter a hit adds to.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "command.h"
+#include "error.h"
+#include "func_probes.h"
+#include "go_binary.h"
+#include "json.h"
+#include "probe_spec.h"
+#include "target.h"
+#include "uprobes.h"
+#include "gofunccount.h"
+#include "gofunccount.skel.h"
+
+#define TOOL "gofunccount"
+
+static struct env {
+	pid_t pid;
+	const char *cmd;
+	long interval;
+	long duration;
+	bool timestamp;
+	bool regex;
+	bool verbose;
+	bool json;
+	const char *spec;
+} env;
+
+const char *argp_program_version = TOOL " 0.1";
+static const char doc[] =
+"Count calls of Go functions.\n"
+"\n"
+"USAGE: gofunccount [-h] [-p PID | -c CMD] [-i INTERVAL] [-d DURATION] [-T]\n"
+"                   [-r] [-v] [-j] [BINARY:]PATTERN\n"
+"\n"
+"PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
+"that method); '*' matches any run of characters; -r takes a regular\n"
+"expression. BINARY is a path, or a library short name ('go' for gccgo's\n"
+"libgo.so); it defaults to the executable of -p PID or -c CMD. Functions\n"
+"come from .symtab, or from .gopclntab in stripped binaries. Inlined calls\n"
+"are counted at each inlined copy and shown as FUNC [inlined].\n"
+"\n"
+"EXAMPLES:\n"
+"    gofunccount -p 181 'main.*'        # count main package calls in PID 181\n"
+"    gofunccount ./server:'net/http.(*conn).*'  # count methods of *conn\n"
+"    gofunccount -c './app -v' 'fmt.Println'  # run ./app, count Println\n"
+"    gofunccount -p 181 -i 1 -T 'runtime.mallocgc'  # per second, timestamped\n"
+"    gofunccount -p 181 -d 10 -r '^main\\.(add|sub)$'  # regex, for 10 s\n"
+"    gofunccount 'go:fmt.*'             # gccgo programs: calls into libgo\n"
+"    gofunccount -j -c ./app 'main.*'   # JSON lines\n";
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
+	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Print counts every INTERVAL seconds", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
+	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines instead of a table", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+static long parse_positive(const char *arg, const char *what,
+			   struct argp_state *state)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0)
+		argp_error(state, "invalid %s: %s", what, arg);
+	return v;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'p':
+		env.pid = parse_positive(arg, "PID", state);
+		break;
+	case 'c':
+		env.cmd = arg;
+		break;
+	case 'i':
+		env.interval = parse_positive(arg, "interval", state);
+		break;
+	case 'd':
+		env.duration = parse_positive(arg, "duration", state);
+		break;
+	case 'T':
+		env.timestamp = true;
+		break;
+	case 'r':
+		env.regex = true;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (env.spec)
+			argp_error(state, "unexpected argument: %s (one pattern only)", arg);
+		env.spec = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!env.spec)
+			argp_error(state, "no pattern given");
+		if (env.pid && env.cmd)
+			argp_error(state, "-p and -c cannot be used together");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (!env.verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+/* One output line: a function, or all inlined copies of one. */
+struct row {
+	const char *name;
+	bool inlined;
+	unsigned long long printed;	/* count already reported */
+	unsigned long long delta;
+};
+
+struct counter_table {
+	struct row *rows;
+	size_t nrows;
+	__u32 *row_of_probe;
+};
+
+static int row_find_or_add(struct counter_table *t, const struct func_probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows; i++)
+		if (t->rows[i].inlined == p->inlined &&
+		    strcmp(t->rows[i].name, p->name) == 0)
+			return i;
+	t->rows[t->nrows].name = p->name;
+	t->rows[t->nrows].inlined = p->inlined;
+	return t->nrows++;
+}
+
+static int counter_table__init(struct counter_table *t,
+			       const struct func_probes *fp)
+{
+	size_t i;
+
+	t->rows = calloc(fp->n, sizeof(*t->rows));
+	t->row_of_probe = calloc(fp->n, sizeof(*t->row_of_probe));
+	if (!t->rows || !t->row_of_probe)
+		return gt_error(-ENOMEM, "out of memory");
+	/* A linear search per probe: a few million comparisons at most. */
+	for (i = 0; i < fp->n; i++)
+		t->row_of_probe[i] = row_find_or_add(t, &fp->probes[i]);
+	return 0;
+}
+
+static void counter_table__free(struct counter_table *t)
+{
+	free(t->rows);
+	free(t->row_of_probe);
+}
+
+/* Read every counter (summed over CPUs) and compute what is new since the
+ * last print. Counters are never cleared, so no hit is lost between a read
+ * and a clear. */
+static int counter_table__read(struct counter_table *t, int map_fd)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	unsigned long long *values;
+	__u32 key;
+	int i;
+
+	if (ncpus <= 0)
+		return gt_error(-EINVAL, "cannot count CPUs");
+	values = calloc(ncpus, sizeof(*values));
+	if (!values)
+		return gt_error(-ENOMEM, "out of memory");
+	for (key = 0; key < t->nrows; key++) {
+		unsigned long long sum = 0;
+
+		if (bpf_map_lookup_elem(map_fd, &key, values)) {
+			free(values);
+			return gt_error(-errno, "cannot read counts: %s",
+					strerror(errno));
+		}
+		for (i = 0; i < ncpus; i++)
+			sum += values[i];
+		t->rows[key].delta = sum - t->rows[key].printed;
+		t->rows[key].printed = sum;
+	}
+	free(values);
+	return 0;
+}
+
+static int cmp_rows_by_delta(const void *a, const void *b)
+{
+	const struct row *ra = *(const struct row *const *)a;
+	const struct row *rb = *(const struct row *const *)b;
+
+	if (ra->delta != rb->delta)
+		return ra->delta < rb->delta ? -1 : 1;
+	return strcmp(ra->name, rb->name);
+}
+
+static void print_rows(const struct counter_table *t)
+{
+	char ts[16], name[4096];
+	const struct row **sorted;
+	time_t now = time(NULL);
+	size_t i;
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	sorted = malloc(t->nrows * sizeof(*sorted));
+	if (!sorted)
+		return;
+	for (i = 0; i < t->nrows; i++)
+		sorted[i] = &t->rows[i];
+	qsort(sorted, t->nrows, sizeof(*sorted), cmp_rows_by_delta);
+	if (!env.json) {
+		printf("\n");
+		if (env.timestamp)
+			printf("%-8s\n", ts);
+		printf("%-36s %8s\n", "FUNC", "COUNT");
+	}
+	for (i = 0; i < t->nrows; i++) {
+		const struct row *r = sorted[i];
+
+		if (!r->delta)
+			continue;
+		if (env.json) {
+			printf("{\"time\":\"%s\",\"func\":", ts);
+			json_print_string(stdout, r->name);
+			printf(",\"inlined\":%s,\"count\":%llu}\n",
+			       r->inlined ? "true" : "false", r->delta);
+		} else {
+			snprintf(name, sizeof(name), "%s%s", r->name,
+				 r->inlined ? " [inlined]" : "");
+			printf("%-36s %8llu\n", name, r->delta);
+		}
+	}
+	fflush(stdout);
+	free(sorted);
+}
+
+static void print_probes(const struct func_probes *fp)
+{
+	size_t i;
+
+	for (i = 0; i < fp->n; i++) {
+		const struct func_probe *p = &fp->probes[i];
+
+		fprintf(stderr, "probe %s%s at 0x%llx (%s, file offset 0x%llx)\n",
+			p->name, p->inlined ? " [inlined]" : "",
+			(unsigned long long)p->site.addr,
+			probe_site_kind__str(p->site.kind),
+			(unsigned long long)p->offset);
+	}
+}
+
+static int make_cookies(const struct func_probes *fp,
+			const struct counter_table *t,
+			uint64_t **offsets, uint64_t **cookies)
+{
+	size_t i;
+
+	*offsets = calloc(fp->n, sizeof(**offsets));
+	*cookies = calloc(fp->n, sizeof(**cookies));
+	if (!*offsets || !*cookies)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < fp->n; i++) {
+		(*offsets)[i] = fp->probes[i].offset;
+		(*cookies)[i] = COOKIE_MAKE(t->row_of_probe[i],
+					    fp->probes[i].site.skip_flags);
+	}
+	return 0;
+}
+
+static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
+{
+	struct gofunccount_bpf *obj;
+	int err;
+
+	obj = gofunccount_bpf__open();
+	if (!obj)
+		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
+	obj->rodata->target_tgid = tgid;
+	err = bpf_map__set_max_entries(obj->maps.counts, nrows);
+	if (!err)
+		err = uprobes__prepare(obj->progs.count_call);
+	if (!err)
+		err = gofunccount_bpf__load(obj);
+	if (err) {
+		gofunccount_bpf__destroy(obj);
+		if (err == -EPERM || err == -EACCES)
+			return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
+		return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+	}
+	*out = obj;
+	return 0;
+}
+
+/* Sleep until the next interval, the end of the duration, Ctrl-C or the
+ * end of the traced process. Returns true when tracing should end. */
+static bool wait_for_tick(struct command *cmd, struct timespec *next_tick,
+			  const struct timespec *end, const char **why)
+{
+	struct timespec now, step = { 0, 100 * 1000 * 1000 };
+
+	for (;;) {
+		if (exiting)
+			return true;
+		if (env.cmd && command__exited(cmd))
+			return true;
+		if (env.pid && !target__pid_alive(env.pid)) {
+			*why = "exited";
+			return true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (end->tv_sec && (now.tv_sec > end->tv_sec ||
+		    (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec)))
+			return true;
+		if (next_tick->tv_sec && (now.tv_sec > next_tick->tv_sec ||
+		    (now.tv_sec == next_tick->tv_sec &&
+		     now.tv_nsec >= next_tick->tv_nsec))) {
+			next_tick->tv_sec += env.interval;
+			return false;
+		}
+		nanosleep(&step, NULL);
+	}
+}
+
+static int trace(struct gofunccount_bpf *obj, struct counter_table *t,
+		 struct command *cmd, size_t nfuncs)
+{
+	struct timespec start, next_tick = { 0 }, end = { 0 };
+	const char *why = NULL;
+	int map_fd = bpf_map__fd(obj->maps.counts);
+	FILE *msg = env.json ? stderr : stdout;
+	int err;
+
+	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
+		nfuncs, env.spec);
+	fflush(msg);
+	if (env.cmd) {
+		err = command__release(cmd);
+		if (err)
+			return err;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (env.interval) {
+		next_tick = start;
+		next_tick.tv_sec += env.interval;
+	}
+	if (env.duration) {
+		end = start;
+		end.tv_sec += env.duration;
+	}
+	for (;;) {
+		bool last = wait_for_tick(cmd, &next_tick, &end, &why);
+
+		err = counter_table__read(t, map_fd);
+		if (err)
+			return err;
+		print_rows(t);
+		if (last)
+			break;
+	}
+	fprintf(msg, "Detaching...\n");
+	if (why)
+		return gt_error(-ESRCH, "process %d %s", env.pid, why);
+	return 0;
+}
+
+/* Resolve, open and search the target; fills PATH (what to attach to). */
+static int find_probes(pid_t pid, const char *cmd_path, char *path,
+		       size_t path_len, struct go_binary **bin,
+		       struct func_probes *fp)
+{
+	struct probe_spec spec;
+	int err;
+
+	err = probe_spec__parse(env.spec, pid || cmd_path, &spec);
+	if (err)
+		return err;
+	if (!spec.binary && cmd_path) {
+		snprintf(path, path_len, "%s", cmd_path);
+		err = 0;
+	} else {
+		err = target__resolve(spec.binary, cmd_path ? 0 : pid, path,
+				      path_len);
+	}
+	if (!err)
+		err = go_binary__open(path, bin);
+	if (!err) {
+		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
+		if (!err && fp->n == 0)
+			err = gt_error(-ENOENT, "no functions match '%s' in %s",
+				       spec.pattern, path);
+	}
+	probe_spec__free(&spec);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.args_doc = "[BINARY:]PATTERN",
+		.doc = doc,
+	};
+	struct command cmd = { .pid = 0, .gate_fd = -1 };
+	struct func_probes fp = { 0 };
+	struct counter_table table = { 0 };
+	struct gofunccount_bpf *obj = NULL;
+	struct uprobes *probes = NULL;
+	struct go_binary *bin = NULL;
+	uint64_t *offsets = NULL, *cookies = NULL;
+	char path[4096];
+	pid_t tgid;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return 2;
+	if (env.duration && !env.interval)
+		env.interval = env.duration;
+	libbpf_set_print(libbpf_print);
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+
+	if (env.pid && !target__pid_alive(env.pid)) {
+		fprintf(stderr, "%s: no such process: %d\n", TOOL, env.pid);
+		return 1;
+	}
+	if (env.cmd) {
+		err = command__start(env.cmd, &cmd);
+		if (err)
+			goto out;
+	}
+	tgid = env.cmd ? cmd.pid : env.pid;
+	err = find_probes(env.pid, env.cmd ? cmd.path : NULL, path,
+			  sizeof(path), &bin, &fp);
+	if (err)
+		goto out;
+	if (env.verbose)
+		print_probes(&fp);
+	err = counter_table__init(&table, &fp);
+	if (!err)
+		err = make_cookies(&fp, &table, &offsets, &cookies);
+	if (!err)
+		err = load_bpf(&obj, tgid, table.nrows);
+	if (!err)
+		err = uprobes__attach(obj->progs.count_call, path, tgid,
+				      offsets, cookies, fp.n, &probes);
+	if (!err)
+		err = trace(obj, &table, &cmd, fp.nfuncs);
+out:
+	uprobes__detach(probes);
+	gofunccount_bpf__destroy(obj);
+	if (env.cmd)
+		command__kill(&cmd);
+	free(offsets);
+	free(cookies);
+	counter_table__free(&table);
+	func_probes__free(&fp);
+	go_binary__close(bin);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
+		return 1;
+	}
+	return 0;
+}
