@@ -1,0 +1,73 @@
+# Helpers for integration tests: source this file, call `check` and `fail`,
+# end with `finish`, which prints "N passed, N failed".
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${GT_BUILD:-$ROOT/build}
+FIX=${GT_FIXTURES:-$BUILD/fixtures}
+TMP=$(mktemp -d /tmp/gotools-test.XXXXXX)
+chmod 755 "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+t_passed=0
+t_failed=0
+
+pass() { t_passed=$((t_passed + 1)); echo "ok $1"; }
+fail() { t_failed=$((t_failed + 1)); echo "not ok $1: $2"; }
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+# need_file PATH: a missing fixture is a failure, never a skip.
+need_file() {
+	if [[ ! -e $1 ]]; then
+		fail "fixture $1" "missing (run tests/fixtures/build.sh)"
+		return 1
+	fi
+}
+
+finish() {
+	echo "$t_passed passed, $t_failed failed"
+	[[ $t_failed -eq 0 ]]
+}
+
+# The table gofunccount printed last (lines after the last FUNC header and
+# before "Detaching..."), as "NAME COUNT" with " [inlined]" rows folded into
+# their function.
+last_table() {
+	awk '/^FUNC +COUNT$/ { n = 0; delete rows; intable = 1; next }
+	     /^Detaching/ { intable = 0 }
+	     intable && NF >= 2 { rows[++n] = $0 }
+	     END { for (i = 1; i <= n; i++) print rows[i] }' "$1" |
+	sed -E 's/ \[inlined\]//' |
+	awk '{ c = $NF; $NF = ""; sub(/ +$/, ""); sum[$0] += c }
+	     END { for (k in sum) print k, sum[k] }' | sort
+}
+
+# compare_counts TRUTH TABLE: every function the fixture counted itself
+# must have exactly its count in TABLE ("main.Sum[...]" sums instantiations).
+compare_counts() {
+	local truth=$1 table=$2 name want got ok=0
+	while read -r name want; do
+		if [[ $name == *'[...]' ]]; then
+			local prefix=${name%'[...]'}
+			got=$(awk -v p="$prefix[" '{ c = $NF; $NF = ""; sub(/ +$/, "");
+				if (index($0, p) == 1) s += c } END { print s + 0 }' "$table")
+		else
+			got=$(awk -v n="$name" '{ c = $NF; $NF = ""; sub(/ +$/, "");
+				if ($0 == n) s += c } END { print s + 0 }' "$table")
+		fi
+		if [[ $got != "$want" ]]; then
+			echo "  $name: fixture counted $want, tool counted $got"
+			ok=1
+		fi
+	done <"$truth"
+	return $ok
+}
+
+# No uprobe_multi or uprobe link of ours may survive a test.
+no_links_left() {
+	! bpftool link list 2>/dev/null | grep -qE 'uprobe_multi|perf_event.*count_call'
+}

@@ -1,0 +1,141 @@
+#!/bin/bash
+# gofunccount against ground truth: the count fixture counts its own calls
+# and writes them to a file; gofunccount must agree to the unit, for every
+# Go version and build form, gccgo, and real stripped third-party binaries.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gofunccount
+PATTERN='^(main\..*|fmt\.Println)$'
+
+# count_run NAME FIXTURE [TOOL OPTIONS...]: trace one run of the fixture
+# with -c and compare every count.
+count_run() {
+	local name=$1 fixture=$2
+	shift 2
+	need_file "$fixture" || return
+	local out="$TMP/$name.out" truth="$TMP/$name.truth"
+	rm -f "$truth"
+	if ! "$TOOL" "$@" -c "$fixture $truth" -r "$PATTERN" >"$out" 2>"$out.err"; then
+		fail "$name" "gofunccount failed: $(head -3 "$out.err")"
+		return
+	fi
+	if [[ ! -s $truth ]]; then
+		fail "$name" "the fixture wrote no counts"
+		return
+	fi
+	last_table "$out" >"$out.table"
+	if compare_counts "$truth" "$out.table"; then
+		pass "$name"
+	else
+		fail "$name" "counts differ from the fixture's own"
+	fi
+}
+
+for v in 15 19 21 23 25 27; do
+	for form in default stripped pie cgo; do
+		count_run "count-go1.$v-$form" "$FIX/count-go1.$v-$form"
+	done
+done
+count_run count-gccgo "$FIX/count-gccgo"
+# Without uprobe_multi: one perf-event uprobe per function, same counts.
+GOTOOLS_NO_UPROBE_MULTI=1 count_run count-go1.21-single-uprobes "$FIX/count-go1.21-default"
+
+# -p: attach to a running process that waits for us, then let it work.
+test_pid() {
+	local f=$FIX/count-go1.23-default out=$TMP/pid.out truth=$TMP/pid.truth
+	need_file "$f" || return
+	mkfifo "$TMP/pid.in"
+	"$f" -wait "$truth" <"$TMP/pid.in" >"$TMP/pid.fixture" &
+	local fpid=$!
+	exec 7>"$TMP/pid.in"
+	"$TOOL" -p "$fpid" -r "$PATTERN" >"$out" 2>"$out.err" &
+	local tpid=$!
+	for _ in $(seq 100); do
+		grep -q '^Tracing' "$out" 2>/dev/null && break
+		sleep 0.1
+	done
+	echo go >&7
+	exec 7>&-
+	wait "$fpid"
+	wait "$tpid"
+	local rc=$?
+	last_table "$out" >"$out.table"
+	if [[ $rc -ne 1 ]] || ! grep -q "process $fpid exited" "$out.err"; then
+		fail "pid: target exit reported" "exit $rc, stderr: $(cat "$out.err")"
+	else
+		pass "pid: target exit reported"
+	fi
+	if compare_counts "$truth" "$out.table"; then
+		pass "pid: exact counts"
+	else
+		fail "pid: exact counts" "counts differ"
+	fi
+}
+test_pid
+
+# gccgo: fmt.Println lives in libgo.so, named the way bcc users know it.
+test_gccgo_lib() {
+	local f=$FIX/count-gccgo out=$TMP/go-lib.out
+	need_file "$f" || return
+	"$TOOL" -c "$f $TMP/go-lib.truth" 'go:fmt.Println' >"$out" 2>"$out.err"
+	last_table "$out" >"$out.table"
+	local want got
+	want=$(awk '$1 == "fmt.Println" { print $2 }' "$TMP/go-lib.truth")
+	got=$(awk '$1 == "fmt.Println" { print $2 }' "$out.table")
+	if [[ -n $want && $want == "$got" ]]; then
+		pass "gccgo go:fmt.Println"
+	else
+		fail "gccgo go:fmt.Println" "fixture $want, tool ${got:-nothing}: $(head -2 "$out.err")"
+	fi
+}
+test_gccgo_lib
+
+# Real stripped third-party binaries: main.main runs exactly once.
+test_thirdparty() {
+	local name=$1 f=$FIX/$1 out=$TMP/$1.out
+	need_file "$f" || return
+	"$TOOL" -c "$f --version" 'main.main' >"$out" 2>"$out.err"
+	last_table "$out" >"$out.table"
+	if grep -qx 'main.main 1' "$out.table"; then
+		pass "$name main.main"
+	else
+		fail "$name main.main" "table: $(cat "$out.table") $(head -2 "$out.err")"
+	fi
+}
+test_thirdparty esbuild-go1.15
+test_thirdparty esbuild-latest
+
+# More than 1000 functions in one go.
+test_runtime_star() {
+	local f=$FIX/count-go1.27-default out=$TMP/rt.out n
+	need_file "$f" || return
+	"$TOOL" -c "$f $TMP/rt.truth" 'runtime.*' >"$out" 2>"$out.err"
+	n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$out")
+	if [[ ${n:-0} -gt 1000 ]] && grep -q '^Detaching' "$out" &&
+		grep -qE '^runtime\.main +1$' "$out"; then
+		pass "runtime.* ($n functions)"
+	else
+		fail "runtime.*" "traced ${n:-0}: $(head -2 "$out.err")"
+	fi
+}
+test_runtime_star
+
+# JSON lines: one object per function, counts as in the table.
+test_json() {
+	local f=$FIX/count-go1.25-default out=$TMP/json.out
+	need_file "$f" || return
+	"$TOOL" -j -c "$f $TMP/json.truth" 'main.add' >"$out" 2>"$out.err"
+	if python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+want = [l.split() for l in open(sys.argv[2]) if l.startswith("main.add ")][0][1]
+ok = len(rows) == 1 and rows[0]["func"] == "main.add" and rows[0]["count"] == int(want)
+sys.exit(0 if ok else 1)' "$out" "$TMP/json.truth"; then
+		pass "json"
+	else
+		fail "json" "$(cat "$out")"
+	fi
+}
+test_json
+
+check "no probe left attached" no_links_left
+finish

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Run every test: unit tests (plain and under ASan/UBSan), fuzzers for a
+# bounded time, and the integration tests that trace real Go programs with
+# real BPF. Ends with "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$BUILD" && pwd)
+export GT_BUILD=$BUILD
+export GT_FIXTURES=${GT_FIXTURES:-$BUILD/fixtures}
+FUZZ_SECONDS=${GT_FUZZ_SECONDS:-20}
+passed=0
+failed=0
+failures=()
+
+# Add the "N passed, N failed" line of one suite to the totals.
+tally() {
+	local name=$1 log=$2 rc=$3 line p f
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	if [[ -z $line ]]; then
+		echo "FAIL $name: no result line (exit $rc)"
+		tail -20 "$log"
+		failed=$((failed + 1))
+		failures+=("$name")
+		return
+	fi
+	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [[ $f -ne 0 || $rc -ne 0 ]]; then
+		[[ $f -eq 0 ]] && failed=$((failed + 1))
+		failures+=("$name")
+		echo "FAIL $name ($line, exit $rc)"
+		grep -vE '^(ok|PASS) ' "$log" | tail -40
+	else
+		echo "ok   $name ($line)"
+	fi
+}
+
+run_suite() {
+	local name=$1
+	shift
+	local log="$BUILD/logs/$name.log"
+	"$@" >"$log" 2>&1
+	tally "$name" "$log" $?
+}
+
+mkdir -p "$BUILD/logs"
+
+echo "== unit tests"
+for t in "$BUILD"/tests/test_* "$BUILD"/tests-san/test_*; do
+	[[ -x $t ]] || continue
+	run_suite "$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
+done
+
+echo "== fuzzers (${FUZZ_SECONDS}s each)"
+for fz in "$BUILD"/fuzz/fuzz_*; do
+	[[ -x $fz ]] || continue
+	name=$(basename "$fz")
+	corpus="$BUILD/fuzz-corpus/$name"
+	mkdir -p "$corpus"
+	seeds="$ROOT/tests/fuzz/$name.seeds.sh"
+	[[ -x $seeds ]] && "$seeds" "$corpus" >/dev/null 2>&1
+	log="$BUILD/logs/$name.log"
+	if "$fz" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 \
+		-artifact_prefix="$BUILD/logs/$name-" "$corpus" >"$log" 2>&1; then
+		echo "ok   $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		tail -30 "$log"
+		failed=$((failed + 1))
+		failures+=("$name")
+	fi
+done
+
+echo "== integration tests"
+for t in "$ROOT"/tests/integration/test_*.sh; do
+	run_suite "$(basename "$t" .sh)" bash "$t"
+done
+
+echo
+if ((${#failures[@]})); then
+	echo "failed suites: ${failures[*]}"
+fi
+echo "TOTAL: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
