@@ -5,7 +5,9 @@
  * Go names contain '*', '(', ')', '[', ']', '/', and since Go 1.20 ':'
  * (type:eq.T). A pattern that equals a name matches exactly that name; else
  * '*' is a wildcard for any run of characters and every other character is
- * literal; with -r the pattern is a POSIX extended regular expression.
+ * literal; with -r the pattern is a POSIX extended regular expression that
+ * must match at the start of the name but may end before its end, like
+ * Python's re.match() in bcc's funccount -r: `-r 'main\.'` matches main.*.
  */
 #ifndef GOTOOLS_PROBE_SPEC_H
 #define GOTOOLS_PROBE_SPEC_H
@@ -24,6 +26,19 @@ struct probe_spec {
  * HAVE_TARGET is false (then a binary is required). Names such as
  * "type:eq.T" stay whole when HAVE_TARGET is true. Fails with -EINVAL and a
  * reason for an empty spec, an empty pattern or a missing binary.
+ *
+ * In detail, the prefix before the first ':' is the binary when:
+ *  - it contains '/' but no '[' (a ':' inside brackets belongs to a shape
+ *    type's struct tag: net/http.F[go.shape.struct { A int "json:\"a\"" }]);
+ *  - or HAVE_TARGET is false (-p/-c not given): a binary is required;
+ *  - or it is not Go's reserved prefix "type" (type:eq.T, type:hash.T are
+ *    functions; write ./type for a file of that name) and either names an
+ *    existing file that is not a directory, or is a bcc-style library
+ *    short name, [A-Za-z_][A-Za-z0-9_+-]*, followed by a non-empty rest:
+ *    "go:fmt.*" means fmt.* in libgo, "c:malloc" malloc in libc, as in bcc.
+ * Otherwise SPEC is one pattern: "type:eq.main.T", "main.F[go.shape.int]".
+ * Go's own "go:" names (go:buildid) need a pattern whose prefix is not a
+ * plain name: "go*:buildid", or "^go:buildid" with -r.
  */
 int probe_spec__parse(const char *spec, bool have_target,
 		      struct probe_spec *out);

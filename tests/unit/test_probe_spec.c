@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/* Probe specs [BINARY:]PATTERN, glob and regex matching of Go names. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "error.h"
+#include "probe_spec.h"
+#include "test.h"
+
+struct parse_case {
+	const char *spec;
+	bool have_target;
+	int err;		/* 0, or the expected negative errno */
+	const char *binary;	/* expected binary, NULL for none */
+	const char *pattern;	/* expected pattern, or a word of the error */
+};
+
+static const struct parse_case parse_cases[] = {
+	/* With -p/-c a bare pattern names functions in the target. */
+	{ "main.*", true, 0, NULL, "main.*" },
+	{ "main.(*T).M", true, 0, NULL, "main.(*T).M" },
+	{ "main.T.M", true, 0, NULL, "main.T.M" },
+	{ "main.(*T).M-fm", true, 0, NULL, "main.(*T).M-fm" },
+	{ "net/http.(*conn).serve", true, 0, NULL, "net/http.(*conn).serve" },
+	{ "main.F[go.shape.int]", true, 0, NULL, "main.F[go.shape.int]" },
+	{ "main.F[go.shape.int_0]", true, 0, NULL, "main.F[go.shape.int_0]" },
+	{ "main.F[...]", true, 0, NULL, "main.F[...]" },
+	{ "main.main.func1", true, 0, NULL, "main.main.func1" },
+	{ "main.main.func1.2", true, 0, NULL, "main.main.func1.2" },
+	{ "main.main.gowrap1", true, 0, NULL, "main.main.gowrap1" },
+	{ "main.main-range1", true, 0, NULL, "main.main-range1" },
+	{ "runtime.memmove.abi0", true, 0, NULL, "runtime.memmove.abi0" },
+	{ "main.main..func1", true, 0, NULL, "main.main..func1" },
+	{ "*", true, 0, NULL, "*" },
+	/* Go 1.20+ names with ':' stay whole with a target. */
+	{ "type:eq.main.T", true, 0, NULL, "type:eq.main.T" },
+	{ "type:.eq.[2]interface {}", true, 0, NULL,
+	  "type:.eq.[2]interface {}" },
+	{ "type:*", true, 0, NULL, "type:*" },
+	{ "go*:buildid", true, 0, NULL, "go*:buildid" },
+	{ "^go:buildid", true, 0, NULL, "^go:buildid" },
+	{ "go.shape:x", true, 0, NULL, "go.shape:x" },
+	{ "main.F[go.shape.struct { A int \"json:\\\"a\\\"\" }]", true, 0,
+	  NULL, "main.F[go.shape.struct { A int \"json:\\\"a\\\"\" }]" },
+	{ "net/http.F[go.shape.struct { A int \"json:\\\"a\\\"\" }]", true,
+	  0, NULL, "net/http.F[go.shape.struct { A int \"json:\\\"a\\\"\" }]" },
+	{ "go:", true, 0, NULL, "go:" },
+	{ ":main.*", true, 0, NULL, ":main.*" },
+	/* A path is a binary, with or without a target. */
+	{ "/usr/bin/app:main.*", false, 0, "/usr/bin/app", "main.*" },
+	{ "/usr/bin/app:main.*", true, 0, "/usr/bin/app", "main.*" },
+	{ "./test:read*", true, 0, "./test", "read*" },
+	{ "bin/app:net/http.(*conn).serve", true, 0, "bin/app",
+	  "net/http.(*conn).serve" },
+	{ "/bin/app:type:eq.main.T", false, 0, "/bin/app", "type:eq.main.T" },
+	{ "/bin/app:type:eq.main.T", true, 0, "/bin/app", "type:eq.main.T" },
+	{ "/bin/app:main.F[go.shape.int]", true, 0, "/bin/app",
+	  "main.F[go.shape.int]" },
+	/* bcc's library short names. */
+	{ "go:fmt.*", true, 0, "go", "fmt.*" },
+	{ "go:fmt.*", false, 0, "go", "fmt.*" },
+	{ "go:os.*", true, 0, "go", "os.*" },
+	{ "c:malloc", true, 0, "c", "malloc" },
+	{ "stdc++:*", true, 0, "stdc++", "*" },
+	{ "go:buildid", true, 0, "go", "buildid" },
+	/* Without a target the prefix is always the binary. */
+	{ "type:eq.main.T", false, 0, "type", "eq.main.T" },
+	{ "app:main.*", false, 0, "app", "main.*" },
+	/* Errors. */
+	{ "", true, -EINVAL, NULL, "empty probe" },
+	{ "", false, -EINVAL, NULL, "empty probe" },
+	{ "main.*", false, -EINVAL, NULL,
+	  "no binary in probe 'main.*': use BINARY:PATTERN, -p PID or -c CMD" },
+	{ "main.(*T).M", false, -EINVAL, NULL, "no binary in probe" },
+	{ "/bin/app:", true, -EINVAL, NULL, "empty pattern" },
+	{ "/bin/app:", false, -EINVAL, NULL, "empty pattern" },
+	{ "go:", false, -EINVAL, NULL, "empty pattern" },
+	{ ":main.*", false, -EINVAL, NULL, "empty binary" },
+	{ ":", false, -EINVAL, NULL, "empty binary" },
+};
+
+static void check_parse(const struct parse_case *c)
+{
+	struct probe_spec spec;
+	int err;
+
+	gt_error_clear();
+	err = probe_spec__parse(c->spec, c->have_target, &spec);
+	if (err != c->err)
+		fprintf(stderr, "spec '%s' (target %d): %d, expected %d (%s)\n",
+			c->spec, c->have_target, err, c->err, gt_last_error());
+	CHECK_EQ_INT(err, c->err);
+	if (c->err) {
+		CHECK(spec.binary == NULL && spec.pattern == NULL);
+		if (!strstr(gt_last_error(), c->pattern))
+			fprintf(stderr, "spec '%s': reason '%s' lacks '%s'\n",
+				c->spec, gt_last_error(), c->pattern);
+		CHECK(strstr(gt_last_error(), c->pattern) != NULL);
+		return;
+	}
+	if (c->binary)
+		CHECK_EQ_STR(spec.binary, c->binary);
+	else
+		CHECK(spec.binary == NULL);
+	CHECK_EQ_STR(spec.pattern, c->pattern);
+	probe_spec__free(&spec);
+}
+
+TEST(parse_table)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++)
+		check_parse(&parse_cases[i]);
+}
+
+/* A prefix naming a file in the current directory is a binary; "type"
+ * stays Go's prefix even when a file of that name exists. */
+TEST(parse_existing_file)
+{
+	static const struct parse_case cases[] = {
+		{ "my.app:main.*", true, 0, "my.app", "main.*" },
+		{ "my.app:", true, -EINVAL, NULL, "empty pattern" },
+		{ "type:eq.main.T", true, 0, NULL, "type:eq.main.T" },
+		{ "./type:eq.main.T", true, 0, "./type", "eq.main.T" },
+		{ "not.there:main.*", true, 0, NULL, "not.there:main.*" },
+	};
+	char dir[] = "/tmp/test_probe_spec.XXXXXX", cwd[PATH_MAX];
+	const char *files[] = { "my.app", "type" };
+	size_t i;
+	int fd;
+
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(chdir(dir) == 0);
+	for (i = 0; i < 2; i++) {
+		fd = open(files[i], O_CREAT | O_WRONLY, 0644);
+		CHECK(fd >= 0);
+		close(fd);
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_parse(&cases[i]);
+	for (i = 0; i < 2; i++)
+		CHECK(unlink(files[i]) == 0);
+	CHECK(chdir(cwd) == 0);
+	CHECK(rmdir(dir) == 0);
+}
+
+struct match_case {
+	const char *pattern;
+	const char *name;
+	bool match;
+};
+
+static const struct match_case glob_cases[] = {
+	{ "main.*", "main.main", true },
+	{ "main.*", "main.(*T).M", true },
+	{ "main.*", "runtime.main", false },
+	{ "main.*", "main", false },
+	{ "*", "anything", true },
+	{ "*", "", true },
+	{ "", "", true },
+	{ "", "x", false },
+	{ "**", "x", true },
+	{ "main.main", "main.main", true },
+	{ "main.main", "main.mainx", false },
+	{ "main.main", "xmain.main", false },
+	/* '*', '(', ')' in names: the pattern matches itself. */
+	{ "main.(*T).Foo", "main.(*T).Foo", true },
+	{ "main.(*T).Foo", "main.(xT).Foo", true },
+	{ "main.(*T).Foo", "main.T.Foo", false },
+	{ "main.(*T).*", "main.(*T).Foo", true },
+	{ "main.(\\*T).Foo", "main.(*T).Foo", false },
+	/* '[' and ']' are literal, not a character class; '?' too. */
+	{ "main.F[go.shape.int]", "main.F[go.shape.int]", true },
+	{ "main.F[go.shape.int]", "main.Fg", false },
+	{ "main.F[*]", "main.F[go.shape.string]", true },
+	{ "main.F[*]", "main.F", false },
+	{ "main.?", "main.a", false },
+	{ "main.?", "main.?", true },
+	/* '.' and '/' are literal; '*' crosses them. */
+	{ "net/http.*", "net/http.(*conn).serve", true },
+	{ "net/*.serve", "net/http.(*conn).serve", true },
+	{ "net.http.*", "net/http.(*conn).serve", false },
+	{ "*.abi0", "runtime.memmove.abi0", true },
+	{ "*serve", "net/http.(*conn).serve", true },
+	{ "*serve", "net/http.(*conn).serveX", false },
+	{ "type:*", "type:eq.main.T", true },
+	{ "main.main.func*", "main.main.func1.2", true },
+	{ "a*b*c", "aXbYc", true },
+	{ "a*b*c", "abc", true },
+	{ "a*b*c", "aXbY", false },
+	{ "a*b*c", "acb", false },
+	{ "*ab", "aab", true },
+	{ "*aab", "aaab", true },
+	{ "a*a", "a", false },
+	{ "*a*", "bbb", false },
+};
+
+static const struct match_case regex_cases[] = {
+	/* Anchored at the start only, like Python's re.match in bcc. */
+	{ "main\\.", "main.main", true },
+	{ "main\\.", "xmain.main", false },
+	{ "main", "main.main", true },
+	{ "ma.n$", "main", true },
+	{ "ma.n$", "main.main", false },
+	{ "^runtime\\.(mallocgc|newobject)$", "runtime.newobject", true },
+	{ "^runtime\\.(mallocgc|newobject)$", "runtime.newobject2", false },
+	{ "a|main", "main.x", true },
+	{ "a|b", "xb", false },
+	{ "x*", "abc", true },
+	{ "main\\.\\(\\*T\\)\\.M$", "main.(*T).M", true },
+	{ "main\\.\\(\\*T\\)\\.M$", "main.(xT).M", false },
+	{ "main\\.F\\[go\\.shape\\.[a-z]+\\]", "main.F[go.shape.int]", true },
+	{ "type:eq\\.", "type:eq.main.T", true },
+	{ "[a-z]+/[a-z]+\\.", "net/http.(*conn).serve", true },
+	{ ".*serve$", "net/http.(*conn).serve", true },
+};
+
+static void check_matches(const struct match_case *cases, size_t n,
+			  bool regex)
+{
+	struct name_matcher m;
+	size_t i;
+	bool got;
+
+	for (i = 0; i < n; i++) {
+		CHECK_EQ_INT(name_matcher__init(&m, cases[i].pattern, regex),
+			     0);
+		got = name_matcher__match(&m, cases[i].name);
+		if (got != cases[i].match)
+			fprintf(stderr, "%s '%s' on '%s': %d, expected %d\n",
+				regex ? "regex" : "glob", cases[i].pattern,
+				cases[i].name, got, cases[i].match);
+		CHECK(got == cases[i].match);
+		name_matcher__free(&m);
+	}
+}
+
+TEST(glob)
+{
+	check_matches(glob_cases, sizeof(glob_cases) / sizeof(glob_cases[0]),
+		      false);
+}
+
+TEST(regex)
+{
+	check_matches(regex_cases,
+		      sizeof(regex_cases) / sizeof(regex_cases[0]), true);
+}
+
+TEST(bad_regex)
+{
+	static const char *bad[] = { "(", "main.(*T", "a{2,1}", "[z-a]" };
+	struct name_matcher m;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gt_error_clear();
+		CHECK_EQ_INT(name_matcher__init(&m, bad[i], true), -EINVAL);
+		CHECK(strstr(gt_last_error(), "bad regular expression") !=
+		      NULL);
+		CHECK(strstr(gt_last_error(), bad[i]) != NULL);
+		CHECK(m.pattern == NULL);
+		name_matcher__free(&m);
+	}
+	/* The same text is a fine glob. */
+	CHECK_EQ_INT(name_matcher__init(&m, "main.(*T", false), 0);
+	CHECK(name_matcher__match(&m, "main.(*T"));
+	name_matcher__free(&m);
+}
+
+TEST(exact_and_wildcard)
+{
+	struct name_matcher m;
+
+	CHECK_EQ_INT(name_matcher__init(&m, "main.(*T).Foo", false), 0);
+	CHECK(m.has_wildcard);
+	CHECK(!m.regex);
+	CHECK(name_matcher__is_exact(&m, "main.(*T).Foo"));
+	CHECK(!name_matcher__is_exact(&m, "main.(xT).Foo"));
+	CHECK(name_matcher__match(&m, "main.(xT).Foo"));
+	name_matcher__free(&m);
+
+	CHECK_EQ_INT(name_matcher__init(&m, "main.main", false), 0);
+	CHECK(!m.has_wildcard);
+	CHECK(name_matcher__is_exact(&m, "main.main"));
+	CHECK(!name_matcher__is_exact(&m, "main.main.func1"));
+	name_matcher__free(&m);
+
+	/* A regex is exact when taken literally it equals the name. */
+	CHECK_EQ_INT(name_matcher__init(&m, "main.main", true), 0);
+	CHECK(m.regex);
+	CHECK(!m.has_wildcard);
+	CHECK(name_matcher__is_exact(&m, "main.main"));
+	CHECK(!name_matcher__is_exact(&m, "mainXmain"));
+	CHECK(name_matcher__match(&m, "mainXmain"));
+	name_matcher__free(&m);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Patterns that make a backtracking glob exponential must stay fast. */
+TEST(pathological_glob)
+{
+	enum { NAME_LEN = 20000, STARS = 40 };
+	char *name = malloc(NAME_LEN + 2), *pat = malloc(STARS * 2 + 3);
+	struct name_matcher m;
+	double start;
+	size_t i;
+
+	CHECK(name && pat);
+	if (!name || !pat)
+		goto out;
+	memset(name, 'a', NAME_LEN);
+	name[NAME_LEN] = '\0';
+	for (i = 0; i < STARS; i++)
+		memcpy(pat + 2 * i, "*a", 2);
+	strcpy(pat + 2 * STARS, "*b");
+
+	start = now();
+	CHECK_EQ_INT(name_matcher__init(&m, pat, false), 0);
+	CHECK(!name_matcher__match(&m, name));
+	strcpy(name + NAME_LEN, "b");
+	CHECK(name_matcher__match(&m, name));
+	name_matcher__free(&m);
+	/* Linear-ish: about 1 ms here; exponential would never finish. */
+	CHECK(now() - start < 2.0);
+out:
+	free(name);
+	free(pat);
+}
+
+int main(void)
+{
+	alarm(60);	/* a runaway matcher fails instead of hanging */
+	RUN(parse_table);
+	RUN(parse_existing_file);
+	RUN(glob);
+	RUN(regex);
+	RUN(bad_regex);
+	RUN(exact_and_wildcard);
+	RUN(pathological_glob);
+	return TEST_SUMMARY();
+}
