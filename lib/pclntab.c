@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Go function table (.gopclntab). Layouts, from the Go sources
+ * (debug/gosym/pclntab.go, runtime/symtab.go), all offsets from the header:
+ *
+ *   1.2-1.15   @8 nfunc; functab {entry, funcoff} uintptr pairs from @16,
+ *              then the end PC; funcoff and name offsets from the header.
+ *   1.16-1.17  @8 nfunc, @16 nfiles, @24 funcnameOff, @32 cuOff,
+ *              @40 filetabOff, @48 pctabOff, @56 pclnOff; functab as above
+ *              at pclnOff; funcoff from pclnOff, names from funcnameOff.
+ *   1.18+      as 1.16 with @24 textStart inserted (offsets move by 8);
+ *              functab {entryoff, funcoff} uint32 pairs, entry =
+ *              textStart + entryoff.
+ *
+ * Every _func record starts with the entry (uintptr before 1.18, uint32
+ * after) followed by the int32 name offset.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "pclntab.h"
+
+#define MAGIC_GO12	0xfffffffbu
+#define MAGIC_GO116	0xfffffffau
+#define MAGIC_GO118	0xfffffff0u
+#define MAGIC_GO120	0xfffffff1u
+
+/* Where the parts of one table are, as offsets into the buffer. */
+struct layout {
+	uint64_t nfunc;
+	size_t functab;		/* the {entry, funcoff} pairs */
+	size_t field_size;	/* of one functab field: 8, or 4 from 1.18 */
+	size_t funcdata;	/* base of funcoff */
+	size_t funcnames;	/* base of name offsets */
+	uint64_t text_start;	/* added to entries from 1.18 */
+};
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static int corrupt(const char *why)
+{
+	return gt_error(-EINVAL, "corrupt pclntab: %s", why);
+}
+
+/* Read the header of TAB's buffer into L. */
+static int read_header(struct pclntab *tab, uint64_t text_start,
+		       struct layout *l)
+{
+	const uint8_t *d = tab->data;
+	size_t size = tab->size;
+	uint64_t off, slots;
+
+	if (size < 8)
+		return corrupt("shorter than its header");
+	switch (get_u32(d)) {
+	case MAGIC_GO12:
+		tab->version = PCLNTAB_GO12;
+		break;
+	case MAGIC_GO116:
+		tab->version = PCLNTAB_GO116;
+		break;
+	case MAGIC_GO118:
+		tab->version = PCLNTAB_GO118;
+		break;
+	case MAGIC_GO120:
+		tab->version = PCLNTAB_GO120;
+		break;
+	default:
+		return gt_error(-EINVAL, "not a Go pclntab: bad magic 0x%08x",
+				get_u32(d));
+	}
+	if (d[4] != 0 || d[5] != 0)
+		return corrupt("nonzero header padding");
+	tab->quantum = d[6];
+	if (tab->quantum != 1 && tab->quantum != 2 && tab->quantum != 4)
+		return corrupt("bad instruction size quantum");
+	tab->ptr_size = d[7];
+	if (tab->ptr_size == 4)
+		return gt_error(-EINVAL,
+				"32-bit pclntab (pointer size 4) is not supported");
+	if (tab->ptr_size != 8)
+		return corrupt("bad pointer size");
+
+	if (tab->version == PCLNTAB_GO12) {
+		if (size < 16)
+			return corrupt("shorter than its header");
+		l->nfunc = get_u64(d + 8);
+		l->functab = 16;
+		l->field_size = 8;
+		l->funcdata = 0;
+		l->funcnames = 0;
+		l->text_start = 0;
+	} else {
+		/* Words after the magic: the 1.18+ header has textStart at
+		 * word 2, which shifts the offsets by one word. */
+		size_t shift = tab->version == PCLNTAB_GO116 ? 0 : 1;
+		size_t hdr_size = 8 + 8 * (7 + shift);
+
+		if (size < hdr_size)
+			return corrupt("shorter than its header");
+		l->nfunc = get_u64(d + 8);
+		off = get_u64(d + 8 + 8 * (2 + shift));
+		if (off > size)
+			return corrupt("function name table out of range");
+		l->funcnames = off;
+		off = get_u64(d + 8 + 8 * (6 + shift));
+		if (off < hdr_size || off > size)
+			return corrupt("function table out of range");
+		l->functab = off;
+		l->funcdata = off;
+		l->field_size = shift ? 4 : 8;
+		l->text_start = shift ? get_u64(d + 24) : 0;
+		/* Go 1.26+ leave textStart 0: the caller knows it. */
+		if (shift && l->text_start == 0)
+			l->text_start = text_start;
+	}
+	tab->text_start = l->text_start;
+
+	/* nfunc pairs and the end PC must fit: check by division so that a
+	 * huge count can neither overflow nor size an allocation. */
+	if (l->nfunc == 0)
+		return corrupt("no functions");
+	slots = l->functab <= size ? (size - l->functab) / l->field_size : 0;
+	if (slots == 0 || l->nfunc > (slots - 1) / 2)
+		return corrupt("function count larger than the table");
+	return 0;
+}
+
+static uint64_t functab_field(const struct pclntab *tab,
+			      const struct layout *l, size_t i)
+{
+	const uint8_t *p = tab->data + l->functab + i * l->field_size;
+
+	return l->field_size == 4 ? get_u32(p) : get_u64(p);
+}
+
+/* The entry PC of function I (I == nfunc: the end of the last one). */
+static int functab_pc(const struct pclntab *tab, const struct layout *l,
+		      size_t i, uint64_t *pc)
+{
+	uint64_t v = functab_field(tab, l, 2 * i);
+
+	if (l->field_size == 4) {
+		if (v > UINT64_MAX - l->text_start)
+			return corrupt("entry address overflows");
+		v += l->text_start;
+	}
+	*pc = v;
+	return 0;
+}
+
+/* Point FN->name at the name of the _func record at FUNCOFF. */
+static int read_name(const struct pclntab *tab, const struct layout *l,
+		     uint64_t funcoff, struct pclntab_func *fn)
+{
+	/* The entry field is as wide as a functab field. */
+	size_t nameoff_at = l->field_size;
+	uint64_t rec, name;
+	int32_t nameoff;
+	const char *s;
+
+	if (funcoff > tab->size - l->funcdata)
+		return corrupt("function record out of range");
+	rec = l->funcdata + funcoff;
+	if (tab->size - rec < nameoff_at + 4)
+		return corrupt("function record out of range");
+	fn->funcoff = (uint32_t)funcoff;
+	nameoff = (int32_t)get_u32(tab->data + rec + nameoff_at);
+	if (nameoff < 0 || (uint64_t)nameoff >= tab->size - l->funcnames)
+		return corrupt("function name out of range");
+	name = l->funcnames + (uint64_t)nameoff;
+	s = (const char *)tab->data + name;
+	if (!memchr(s, '\0', tab->size - name))
+		return corrupt("function name runs off the table");
+	fn->name = s;
+	return 0;
+}
+
+static int read_funcs(struct pclntab *tab, const struct layout *l)
+{
+	uint64_t pc, funcoff;
+	size_t i;
+	int err;
+
+	for (i = 0; i <= tab->nfuncs; i++) {
+		err = functab_pc(tab, l, i, &pc);
+		if (err)
+			return err;
+		if (i > 0) {
+			if (pc <= tab->funcs[i - 1].entry)
+				return corrupt("function entries not increasing");
+			tab->funcs[i - 1].end = pc;
+		}
+		if (i == tab->nfuncs)
+			break;
+		tab->funcs[i].entry = pc;
+		funcoff = functab_field(tab, l, 2 * i + 1);
+		/* funcoff is stored in 32 bits from 1.18; keep it exact. */
+		if (funcoff > UINT32_MAX)
+			return corrupt("function record out of range");
+		err = read_name(tab, l, funcoff, &tab->funcs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int pclntab__parse(const uint8_t *data, size_t size, uint64_t text_start,
+		   struct pclntab **out)
+{
+	struct pclntab *tab;
+	struct layout l;
+	int err;
+
+	*out = NULL;
+	if (!data)
+		return corrupt("no data");
+	tab = calloc(1, sizeof(*tab));
+	if (!tab)
+		return gt_error(-ENOMEM, "out of memory");
+	tab->data = data;
+	tab->size = size;
+	err = read_header(tab, text_start, &l);
+	if (err)
+		goto fail;
+	tab->nfuncs = l.nfunc;
+	tab->funcs = calloc(tab->nfuncs, sizeof(*tab->funcs));
+	if (!tab->funcs) {
+		err = gt_error(-ENOMEM, "out of memory for %zu functions",
+			       tab->nfuncs);
+		goto fail;
+	}
+	err = read_funcs(tab, &l);
+	if (err)
+		goto fail;
+	*out = tab;
+	return 0;
+fail:
+	pclntab__free(tab);
+	return err;
+}
+
+void pclntab__free(struct pclntab *tab)
+{
+	if (!tab)
+		return;
+	free(tab->funcs);
+	free(tab);
+}
