@@ -442,19 +442,30 @@ TEST(bad_inputs)
 {
 	char dir[] = "/tmp/test_go_binary.XXXXXX", path[256], cmd[600];
 	struct stat st;
+	FILE *f;
 
 	CHECK(mkdtemp(dir) != NULL);
 	expect_fail("/bin/ls", -ENOEXEC, "not a Go binary");
 	expect_fail("/no/such/file", -ENOENT, "no such file");
 	expect_fail(dir, -ENOEXEC, "not an ELF file");
 	snprintf(path, sizeof(path), "%s/empty", dir);
-	fclose(fopen(path, "w"));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
 	expect_fail(path, -ENOEXEC, "not an ELF file");
-	expect_fail("tests/unit/test.h", -ENOEXEC, "not an ELF file");
+	snprintf(path, sizeof(path), "%s/text", dir);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("package main\n", f);
+		fclose(f);
+	}
+	expect_fail(path, -ENOEXEC, "not an ELF file");
 
 	/* a 32-bit ELF header */
 	snprintf(path, sizeof(path), "%s/elf32", dir);
-	FILE *f = fopen(path, "w");
+	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f) {
 		fwrite("\177ELF\1\1\1\0\0\0\0\0\0\0\0\0\2\0\3\0", 1, 20, f);
