@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Install what gotools needs to build and test, on Debian 12, as root:
+# the Debian packages below, then the Go toolchains (scripts/go-toolchains.sh).
+# Idempotent: apt is only run when a package is missing, so a second run
+# downloads nothing.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+PACKAGES=(
+	# build: the BPF programs, the tools, the static link (make STATIC=1
+	# needs the .a files of libbpf, libdw, libelf, capstone and of the
+	# compression libraries libdw and libelf use)
+	make gcc libc6-dev clang llvm libclang-rt-14-dev bpftool pkg-config
+	libbpf-dev libelf-dev libdw-dev libcapstone-dev
+	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
+	# tests: gccgo fixtures, bpftrace for comparisons, Go toolchains
+	# (apt-get download, dpkg-deb), taskset/nsenter
+	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
+	binutils coreutils
+)
+# npm fetches the third-party Go binaries; keep a node/npm already there.
+command -v npm >/dev/null || PACKAGES+=(npm)
+
+[ "$(id -u)" = 0 ] || { echo "setup-deps.sh: must run as root" >&2; exit 1; }
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup-deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -q=2 update
+	apt-get -q=2 install -y --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+"$ROOT/scripts/go-toolchains.sh"
