@@ -37,4 +37,14 @@ int probe_site__for_entry(const struct go_binary *bin,
 
 const char *probe_site_kind__str(enum probe_site_kind kind);
 
+/* The name of the function at ADDR, or NULL. */
+typedef const char *(*probe_site_name_fn)(void *ctx, uint64_t addr);
+
+/* The choice probe_site__for_entry makes, on LEN bytes of x86-64 code whose
+ * first byte (the function's entry) is at virtual address ADDR; NAME_AT
+ * recognises runtime.morestack. Returns 0, or a negative errno. */
+int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
+			   probe_site_name_fn name_at, void *ctx,
+			   struct probe_site *site);
+
 #endif
