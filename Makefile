@@ -59,7 +59,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
 $(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h $(wildcard lib/*.h tools/*.h bpf/*.h) | $(OUTPUT)
-	$(CC) $(CPPFLAGS) -Itools $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itools -Ibpf $(CFLAGS) -c $< -o $@
 
 $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
 	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
@@ -93,9 +93,19 @@ test: deps
 	tests/run.sh $(OUTPUT)
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(OUTPUT)/bench/uprobe_floor
 	tests/fixtures/build.sh $(OUTPUT)/fixtures
 	bench/run.sh $(OUTPUT)
+
+# The floor for bench/: the same uprobes with an empty BPF program.
+$(OUTPUT)/bench:
+	mkdir -p $@
+
+$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(wildcard bpf/$(ARCH)/*.h) | $(OUTPUT)/bench
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/bench/floor.skel.h $(LIBGOTOOLS)
+	$(CC) $(CPPFLAGS) -I$(OUTPUT)/bench $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
