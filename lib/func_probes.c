@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "abi_wrapper.h"
 #include "error.h"
 #include "func_probes.h"
 #include "inline_sites.h"
@@ -66,30 +67,82 @@ static int add_probe(const struct go_binary *bin, struct func_probes *fp,
 	return 0;
 }
 
-static int add_functions(const struct go_binary *bin,
-			 const struct name_matcher *m, bool exact,
-			 struct func_probes *fp, size_t *cap)
+static int cmp_funcs_by_name(const void *a, const void *b)
+{
+	const struct go_func *fa = *(const struct go_func *const *)a;
+	const struct go_func *fb = *(const struct go_func *const *)b;
+	int c = strcmp(fa->name, fb->name);
+
+	if (c)
+		return c;
+	return fa->addr < fb->addr ? -1 : fa->addr > fb->addr;
+}
+
+/* Is FN the ABI wrapper of another function of the same name in
+ * GROUP[0..n)? */
+static int is_wrapper_in_group(const struct go_binary *bin,
+			       const struct go_func **group, size_t n,
+			       const struct go_func *fn, bool *wrapper)
 {
 	size_t i;
 	int err;
 
-	for (i = 0; i < bin->nfuncs; i++) {
-		const struct go_func *fn = &bin->funcs[i];
-		struct func_probe probe = {
-			.name = fn->name,
-			.func_addr = fn->addr,
-		};
-
-		if (!name_selected(m, exact, fn->name))
+	*wrapper = false;
+	for (i = 0; i < n && !*wrapper; i++) {
+		if (group[i] == fn)
 			continue;
-		err = probe_site__for_entry(bin, fn, &probe.site);
-		if (err)
-			return err;
-		err = add_probe(bin, fp, cap, &probe);
+		err = abi_wrapper__calls(bin, fn, group[i], wrapper);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+static int add_function(const struct go_binary *bin, const struct go_func *fn,
+			struct func_probes *fp, size_t *cap)
+{
+	struct func_probe probe = {
+		.name = fn->name,
+		.func_addr = fn->addr,
+	};
+	int err;
+
+	err = probe_site__for_entry(bin, fn, &probe.site);
+	if (err)
+		return err;
+	return add_probe(bin, fp, cap, &probe);
+}
+
+static int add_functions(const struct go_binary *bin,
+			 const struct name_matcher *m, bool exact,
+			 struct func_probes *fp, size_t *cap)
+{
+	const struct go_func **sel;
+	size_t i, j, k, n = 0;
+	bool wrapper;
+	int err = 0;
+
+	sel = malloc((bin->nfuncs ? bin->nfuncs : 1) * sizeof(*sel));
+	if (!sel)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < bin->nfuncs; i++)
+		if (name_selected(m, exact, bin->funcs[i].name))
+			sel[n++] = &bin->funcs[i];
+	qsort(sel, n, sizeof(*sel), cmp_funcs_by_name);
+	for (i = 0; i < n && !err; i = j) {
+		for (j = i + 1; j < n && !strcmp(sel[j]->name, sel[i]->name); j++)
+			;
+		for (k = i; k < j && !err; k++) {
+			wrapper = false;
+			if (j - i > 1)
+				err = is_wrapper_in_group(bin, sel + i, j - i,
+							  sel[k], &wrapper);
+			if (!err && !wrapper)
+				err = add_function(bin, sel[k], fp, cap);
+		}
+	}
+	free(sel);
+	return err;
 }
 
 static int add_inlined(const struct go_binary *bin,

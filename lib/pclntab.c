@@ -189,7 +189,7 @@ static int read_name(const struct pclntab *tab, const struct layout *l,
 
 static int read_funcs(struct pclntab *tab, const struct layout *l)
 {
-	uint64_t pc, funcoff;
+	uint64_t pc = 0, funcoff;
 	size_t i;
 	int err;
 
@@ -220,7 +220,7 @@ int pclntab__parse(const uint8_t *data, size_t size, uint64_t text_start,
 		   struct pclntab **out)
 {
 	struct pclntab *tab;
-	struct layout l;
+	struct layout l = { 0 };
 	int err;
 
 	*out = NULL;

@@ -23,6 +23,10 @@ count_run() {
 		return
 	fi
 	last_table "$out" >"$out.table"
+	# gccgo's fmt.Println is in libgo.so, not in the binary: tested below.
+	if [[ $name == *gccgo* ]]; then
+		grep -v '^fmt\.' "$truth" >"$truth.main" && mv "$truth.main" "$truth"
+	fi
 	if compare_counts "$truth" "$out.table"; then
 		pass "$name"
 	else
