@@ -1,0 +1,36 @@
+#!/bin/bash
+# The build's promises: `make STATIC=1` gives self-contained tools that
+# still count right, and `make install` honours PREFIX and DESTDIR.
+source "$(dirname "$0")/lib.sh"
+
+static=$TMP/static
+if make -C "$ROOT" -s STATIC=1 OUTPUT="$static" all >"$TMP/static.log" 2>&1; then
+	pass "make STATIC=1"
+else
+	fail "make STATIC=1" "$(tail -5 "$TMP/static.log")"
+fi
+if [[ -x $static/gofunccount ]] && ! ldd "$static/gofunccount" >/dev/null 2>&1; then
+	pass "static gofunccount has no dynamic dependencies"
+else
+	fail "static gofunccount has no dynamic dependencies" "$(ldd "$static/gofunccount" 2>&1 | head -3)"
+fi
+f=$FIX/count-go1.25-stripped
+if need_file "$f"; then
+	"$static/gofunccount" -c "$f $TMP/truth" 'main.add' >"$TMP/out" 2>&1
+	want=$(awk '$1 == "main.add" { print $2 }' "$TMP/truth")
+	if [[ -n $want ]] && grep -qE "^main\.add +$want$" "$TMP/out"; then
+		pass "static gofunccount counts"
+	else
+		fail "static gofunccount counts" "$(tail -3 "$TMP/out")"
+	fi
+fi
+
+dest=$TMP/root
+if make -C "$ROOT" -s OUTPUT="$static" PREFIX=/opt/gt DESTDIR="$dest" install \
+	>"$TMP/install.log" 2>&1 && [[ -x $dest/opt/gt/bin/gofunccount ]] &&
+	[[ -f $dest/opt/gt/share/man/man8/gofunccount.8 ]]; then
+	pass "make install PREFIX DESTDIR"
+else
+	fail "make install PREFIX DESTDIR" "$(tail -3 "$TMP/install.log")"
+fi
+finish
