@@ -63,7 +63,7 @@ for fz in "$BUILD"/fuzz/fuzz_*; do
 	seeds="$ROOT/tests/fuzz/$name.seeds.sh"
 	[[ -x $seeds ]] && "$seeds" "$corpus" >/dev/null 2>&1
 	log="$BUILD/logs/$name.log"
-	if "$fz" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 \
+	if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 \
 		-artifact_prefix="$BUILD/logs/$name-" "$corpus" >"$log" 2>&1; then
 		echo "ok   $name"
 		passed=$((passed + 1))
