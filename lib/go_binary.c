@@ -259,26 +259,34 @@ static const char *pclntab_section(const struct elf_file *ef, GElf_Shdr *sh)
 	return NULL;
 }
 
-static int read_pclntab(struct go_binary *bin, const char *scn_name,
-			const GElf_Shdr *sh, enum pclntab_version *version)
+/* Parse the pclntab of section SCN_NAME into bin->pclntab. */
+static int parse_pclntab(struct go_binary *bin, const char *scn_name,
+			 const GElf_Shdr *sh)
 {
-	struct sym_list l = {};
-	struct pclntab *tab;
 	const uint8_t *data;
 	char why[256];
-	size_t i, size;
+	size_t size;
 	int err;
 
 	err = elf_file__section_bytes(bin->elf, scn_name, &data, &size);
 	if (err)
 		return err;
 	err = pclntab__parse(data, size, text_start(bin->elf, sh->sh_addr),
-			     &tab);
+			     &bin->pclntab);
 	if (err) {
 		snprintf(why, sizeof(why), "%s", gt_last_error());
 		return gt_error(err, "%s: %s", bin->elf->path, why);
 	}
-	*version = tab->version;
+	return 0;
+}
+
+static int read_pclntab_funcs(struct go_binary *bin)
+{
+	const struct pclntab *tab = bin->pclntab;
+	struct sym_list l = {};
+	size_t i;
+	int err = 0;
+
 	for (i = 0; i < tab->nfuncs && !err; i++) {
 		const struct pclntab_func *f = &tab->funcs[i];
 
@@ -286,7 +294,6 @@ static int read_pclntab(struct go_binary *bin, const char *scn_name,
 				    f->end > f->entry ? f->end - f->entry : 0,
 				    0);
 	}
-	pclntab__free(tab);
 	if (!err)
 		err = sym_list__finish(&l, bin);
 	sym_list__free(&l);
@@ -418,8 +425,17 @@ static int load(struct go_binary *bin)
 	err = read_symbol_table(bin, SHT_SYMTAB);
 	if (err)
 		return err;
-	if (!bin->nfuncs && pcln) {
-		err = read_pclntab(bin, pcln, &pcln_sh, &pcln_version);
+	if (pcln) {
+		err = parse_pclntab(bin, pcln, &pcln_sh);
+		/* with a symbol table, only the inline tree needs it */
+		if (err && !bin->nfuncs)
+			return err;
+		if (err)
+			gt_error_clear();
+	}
+	if (!bin->nfuncs && bin->pclntab) {
+		pcln_version = bin->pclntab->version;
+		err = read_pclntab_funcs(bin);
 		if (err)
 			return err;
 	}
@@ -469,6 +485,7 @@ void go_binary__close(struct go_binary *bin)
 	for (i = 0; i < bin->nfuncs; i++)
 		free(bin->funcs[i].name);
 	free(bin->funcs);
+	pclntab__free(bin->pclntab);
 	elf_file__close(bin->elf);
 	free(bin);
 }

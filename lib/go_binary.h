@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "elf_file.h"
+#include "pclntab.h"
 
 enum go_abi {
 	GO_ABI_UNKNOWN,
@@ -37,6 +38,7 @@ struct go_binary {
 	char version[64];	/* "go1.21.3", or "" when unknown */
 	bool is_gccgo;
 	enum go_abi abi;
+	struct pclntab *pclntab;	/* the parsed .gopclntab, or NULL */
 };
 
 /*
