@@ -99,9 +99,137 @@ void probe_spec__free(struct probe_spec *spec)
 	spec->pattern = NULL;
 }
 
+/*
+ * glibc's regcomp() copies a repeated subexpression once per repetition
+ * ("a{5}" is five nodes, "a+" is "aa*"), so nested repetitions such as
+ * "((a{99}){99}){99}" or "a++++++++++++++++++++++++" take memory and time
+ * exponential in the nesting, and optional copies (".{0,1000}") make every
+ * regexec() slow. Estimate the copies the same way and refuse expressions
+ * that would expand past REGEX_MAX_NODES: names are short, and so are the
+ * expressions that select them. Back-references (not POSIX ERE, but glibc
+ * takes them) make regexec() exponential: refuse them too.
+ */
+#define REGEX_MAX_NODES 256
+#define REGEX_MAX_DEPTH 64
+
+static size_t mul_capped(size_t a, size_t b)
+{
+	return b && a > REGEX_MAX_NODES / b ? REGEX_MAX_NODES + 1 : a * b;
+}
+
+/* Skip a bracket expression starting at P ('['); returns the next char. */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']') {
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *end = strchr(p + 2, p[1]);
+
+			while (end && end[1] != ']')
+				end = strchr(end + 1, p[1]);
+			if (end) {
+				p = end + 2;
+				continue;
+			}
+		}
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+/* How many copies "{n}", "{n,}", "{n,m}" at P makes; P is advanced. */
+static size_t bound_copies(const char **p)
+{
+	unsigned long n, m;
+	char *end;
+
+	n = strtoul(*p + 1, &end, 10);
+	m = n;
+	if (*end == ',' && end[1] == '}') {
+		m = n + 1;	/* {n,}: n copies and a star */
+		end++;
+	} else if (*end == ',') {
+		m = strtoul(end + 1, &end, 10);
+	}
+	if (*end != '}')
+		return 1;	/* not a bound: regcomp() judges it */
+	*p = end;
+	m = m > n ? m : n;
+	return m > REGEX_MAX_NODES ? REGEX_MAX_NODES + 1 : (m ? m : 1);
+}
+
+/* Why glibc should not compile the expression P, or NULL. */
+static const char *regex_problem(const char *p)
+{
+	/* Per open group: nodes so far, and size of its last atom. */
+	size_t total[REGEX_MAX_DEPTH + 1] = { 0 }, last[REGEX_MAX_DEPTH + 1];
+	size_t depth = 0, copies, grown;
+	bool repeated = false;
+
+	last[0] = 0;
+	for (; *p; p++) {
+		/* POSIX leaves "a**", "a+*" undefined; glibc nests them. */
+		if (repeated && strchr("*+?{", *p))
+			return "repeated repetition operator";
+		repeated = strchr("*+?", *p) != NULL;
+		copies = 0;
+		switch (*p) {
+		case '(':
+			if (++depth > REGEX_MAX_DEPTH)
+				return "groups nested too deeply";
+			total[depth] = 0;
+			last[depth] = 0;
+			continue;
+		case ')':
+			if (!depth)
+				break;
+			last[depth - 1] = total[depth];
+			total[depth - 1] += total[depth];
+			depth--;
+			goto check;
+		case '+':
+			copies = 2;
+			break;
+		case '{':
+			copies = bound_copies(&p);
+			repeated = *p == '}';
+			break;
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9')
+				return "back-references are not supported";
+			if (p[1])
+				p++;
+			break;
+		case '[':
+			p = skip_bracket(p) - 1;
+			break;
+		}
+		if (copies) {
+			grown = mul_capped(last[depth], copies);
+			total[depth] += grown - last[depth];
+			last[depth] = grown;
+		} else if (*p == '*' || *p == '?') {
+			last[depth]++;
+			total[depth]++;
+		} else if (*p != '|') {
+			last[depth] = 1;
+			total[depth]++;
+		}
+check:
+		if (total[depth] > REGEX_MAX_NODES)
+			return "too many repetitions";
+	}
+	return NULL;
+}
+
 int name_matcher__init(struct name_matcher *m, const char *pattern,
 		       bool regex)
 {
+	const char *problem;
 	char why[256];
 	int err;
 
@@ -114,15 +242,17 @@ int name_matcher__init(struct name_matcher *m, const char *pattern,
 		m->has_wildcard = strchr(pattern, '*') != NULL;
 		return 0;
 	}
+	problem = regex_problem(pattern);
 	/* Not REG_NOSUB: the match offset tells whether it starts at 0. */
-	err = regcomp(&m->re, pattern, REG_EXTENDED);
-	if (err) {
-		regerror(err, &m->re, why, sizeof(why));
+	err = problem ? 0 : regcomp(&m->re, pattern, REG_EXTENDED);
+	if (problem || err) {
+		if (!problem)
+			regerror(err, &m->re, why, sizeof(why));
 		free(m->pattern);
 		m->pattern = NULL;
 		m->regex = false;
 		return gt_error(-EINVAL, "bad regular expression '%s': %s",
-				pattern, why);
+				pattern, problem ? problem : why);
 	}
 	return 0;
 }
