@@ -32,8 +32,6 @@
 #include "pclntab_inline.h"
 
 #define PCDATA_INLTREEINDEX	2
-/* An inline chain deeper than this is a corrupt (cyclic) tree. */
-#define MAX_INLINE_DEPTH	1024
 
 /* Where the parts of one table layout are. */
 struct func_layout {
@@ -55,10 +53,17 @@ struct pc_range {
 	int32_t val;
 };
 
-/* An inline-tree node and a PC attributed to it. */
+/* An inline-tree node and its lowest PC. */
 struct node_pc {
 	int32_t node;
 	uint64_t pc;
+};
+
+/* The nodes seen so far: an open-addressing map from node to the range
+ * whose walk up the tree first reached it. */
+struct seen_slot {
+	int32_t node;		/* -1: empty */
+	size_t range;
 };
 
 struct walk {
@@ -71,6 +76,8 @@ struct walk {
 	size_t nranges, ranges_cap;
 	struct node_pc *nodes;
 	size_t nnodes, nodes_cap;
+	struct seen_slot *seen;
+	size_t seen_cap;	/* a power of two, at least 2 * nnodes */
 };
 
 static uint32_t get_u32(const uint8_t *p)
@@ -276,18 +283,62 @@ static int add_node_pc(struct walk *w, int32_t node, uint64_t pc)
 	return 0;
 }
 
-/* Attribute the start of every range to its node and all its ancestors. */
+static struct seen_slot *seen_slot(const struct walk *w, int32_t node)
+{
+	size_t i = ((uint32_t)node * 2654435761u) & (w->seen_cap - 1);
+
+	while (w->seen[i].node >= 0 && w->seen[i].node != node)
+		i = (i + 1) & (w->seen_cap - 1);
+	return &w->seen[i];
+}
+
+static int seen_grow(struct walk *w)
+{
+	struct seen_slot *old = w->seen;
+	size_t i, old_cap = w->seen_cap;
+
+	w->seen_cap = old_cap ? old_cap * 2 : 64;
+	w->seen = malloc(w->seen_cap * sizeof(*w->seen));
+	if (!w->seen) {
+		w->seen = old;
+		w->seen_cap = old_cap;
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	for (i = 0; i < w->seen_cap; i++)
+		w->seen[i].node = -1;
+	for (i = 0; i < old_cap; i++)
+		if (old[i].node >= 0)
+			*seen_slot(w, old[i].node) = old[i];
+	free(old);
+	return 0;
+}
+
+/*
+ * Attribute the start of every range to its node and all its ancestors.
+ * Ranges come in PC order, so the first range to reach a node gives its
+ * lowest PC, and the walk up stops at a node already reached: each node
+ * is visited once. Reaching a node twice in one walk is a cycle.
+ */
 static int collect_nodes(struct walk *w)
 {
-	size_t i, depth;
+	struct seen_slot *slot;
+	size_t i;
 	int32_t node;
 	int err;
 
 	for (i = 0; i < w->nranges; i++) {
-		node = w->ranges[i].val;
-		for (depth = 0; node >= 0; depth++) {
-			if (depth == MAX_INLINE_DEPTH)
+		for (node = w->ranges[i].val; node >= 0;) {
+			if (2 * (w->nnodes + 1) > w->seen_cap) {
+				err = seen_grow(w);
+				if (err)
+					return err;
+			}
+			slot = seen_slot(w, node);
+			if (slot->node == node && slot->range == i)
 				return corrupt(w->f, "cycle of inlined calls");
+			if (slot->node == node)
+				break;
+			*slot = (struct seen_slot){ node, i };
 			err = add_node_pc(w, node, w->ranges[i].start);
 			if (!err)
 				err = parent_of(w, node, &node);
@@ -302,9 +353,7 @@ static int cmp_node_pc(const void *a, const void *b)
 {
 	const struct node_pc *x = a, *y = b;
 
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return x->pc < y->pc ? -1 : x->pc > y->pc;
+	return x->node < y->node ? -1 : x->node > y->node;
 }
 
 static int call_name(const struct walk *w, int32_t node, const char **name)
@@ -327,7 +376,7 @@ static int call_name(const struct walk *w, int32_t node, const char **name)
 	return 0;
 }
 
-/* Report each node once, at its lowest PC. */
+/* Report each node, at its lowest PC, in tree order. */
 static int report(struct walk *w, pclntab_inline_fn fn, void *ctx)
 {
 	struct pclntab_inline_call call = { .caller_entry = w->f->entry };
@@ -336,8 +385,6 @@ static int report(struct walk *w, pclntab_inline_fn fn, void *ctx)
 
 	qsort(w->nodes, w->nnodes, sizeof(*w->nodes), cmp_node_pc);
 	for (i = 0; i < w->nnodes; i++) {
-		if (i && w->nodes[i].node == w->nodes[i - 1].node)
-			continue;
 		err = call_name(w, w->nodes[i].node, &call.name);
 		if (err)
 			return err;
@@ -423,6 +470,7 @@ int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 		err = report(&w, fn, ctx);
 	free(w.ranges);
 	free(w.nodes);
+	free(w.seen);
 	return err;
 }
 
