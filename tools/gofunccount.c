@@ -10,6 +10,8 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,16 +81,29 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-static long parse_positive(const char *arg, const char *what,
-			   struct argp_state *state)
+/* A bad option value: one line naming it, and the usage exit status. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", TOOL);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see %s -h)\n", TOOL);
+	exit(2);
+}
+
+static long parse_positive(const char *arg, const char *what)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0)
-		argp_error(state, "invalid %s: %s", what, arg);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		usage_error("invalid %s: %s", what, arg);
 	return v;
 }
 
@@ -96,16 +111,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'p':
-		env.pid = parse_positive(arg, "PID", state);
+		env.pid = parse_positive(arg, "PID");
 		break;
 	case 'c':
 		env.cmd = arg;
 		break;
 	case 'i':
-		env.interval = parse_positive(arg, "interval", state);
+		env.interval = parse_positive(arg, "interval");
 		break;
 	case 'd':
-		env.duration = parse_positive(arg, "duration", state);
+		env.duration = parse_positive(arg, "duration");
 		break;
 	case 'T':
 		env.timestamp = true;
@@ -124,14 +139,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (env.spec)
-			argp_error(state, "unexpected argument: %s (one pattern only)", arg);
+			usage_error("unexpected argument: %s (one pattern only)", arg);
 		env.spec = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!env.spec)
-			argp_error(state, "no pattern given");
+			usage_error("no pattern given");
 		if (env.pid && env.cmd)
-			argp_error(state, "-p and -c cannot be used together");
+			usage_error("-p and -c cannot be used together");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
