@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Inlined copies of Go functions, from DW_TAG_inlined_subroutine (libdw). */
+/*
+ * Inlined copies of Go functions, from DW_TAG_inlined_subroutine (libdw),
+ * or from the pclntab inline tree when the binary has no DWARF.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +11,7 @@
 #include <elfutils/libdw.h>
 #include "error.h"
 #include "inline_sites.h"
+#include "pclntab_inline.h"
 
 /* A DIE whose children are still to visit, and the function they are in. */
 struct walk_frame {
@@ -212,6 +216,38 @@ static void sort_unique(struct inline_sites *s)
 	s->n = n + 1;
 }
 
+static int pclntab_site(void *ctx, const struct pclntab_inline_call *c)
+{
+	struct walk *w = ctx;
+
+	if (!name_matcher__match(w->m, c->name) &&
+	    !name_matcher__is_exact(w->m, c->name))
+		return 0;
+	return add_site(w, c->name, c->pc, c->caller_entry);
+}
+
+/*
+ * Without DWARF (-ldflags=-s -w) the pclntab keeps the inline tree. A
+ * binary whose funcdata cannot be located (no pclntab, Go < 1.12) has no
+ * sites, as without DWARF before; a corrupt tree is an error.
+ */
+static int find_in_pclntab(const struct go_binary *bin, struct walk *w)
+{
+	struct pclntab_funcdata fd;
+	size_t i;
+	int err;
+
+	err = pclntab_funcdata__init(&fd, bin);
+	if (err == -ENOENT || err == -ENOTSUP) {
+		gt_error_clear();
+		return 0;
+	}
+	for (i = 0; !err && i < bin->pclntab->nfuncs; i++)
+		err = pclntab__inline_calls(bin->pclntab, i, &fd, pclntab_site,
+					    w);
+	return err;
+}
+
 int inline_sites__find(const struct go_binary *bin,
 		       const struct name_matcher *m,
 		       struct inline_sites *out)
@@ -224,8 +260,12 @@ int inline_sites__find(const struct go_binary *bin,
 
 	memset(out, 0, sizeof(*out));
 	err = has_debug_info(bin->elf->elf);
-	if (err <= 0)
+	if (err < 0)
 		return err;
+	if (err == 0) {
+		err = find_in_pclntab(bin, &w);
+		goto done;
+	}
 	/* libdw decompresses both SHF_COMPRESSED (Go 1.19+) and .zdebug
 	 * (Go 1.11-1.18) sections itself. */
 	dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
@@ -240,6 +280,7 @@ int inline_sites__find(const struct go_binary *bin,
 		err = dwarf_fail("bad unit header");
 	free(w.stack);
 	dwarf_end(dw);
+done:
 	if (err) {
 		inline_sites__free(out);
 		return err;

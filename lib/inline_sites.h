@@ -2,7 +2,8 @@
 /*
  * Calls that the compiler inlined: they have no entry of their own, so the
  * tools probe the first instruction of every inlined copy. Found in DWARF
- * (DW_TAG_inlined_subroutine, read with libdw) when the binary has it.
+ * (DW_TAG_inlined_subroutine, read with libdw) when the binary has it, else
+ * in the inline tree of the pclntab (stripped binaries).
  */
 #ifndef GOTOOLS_INLINE_SITES_H
 #define GOTOOLS_INLINE_SITES_H
@@ -25,8 +26,9 @@ struct inline_sites {
 
 /*
  * Collect the inlined copies of every function whose name M matches (exact
- * names as in probe_spec.h). A binary without DWARF yields no sites and
- * returns 0. Returns a negative errno on corrupt DWARF or out of memory.
+ * names as in probe_spec.h). A binary without DWARF falls back to the
+ * pclntab; one without either yields no sites and returns 0. Returns a
+ * negative errno on corrupt DWARF or inline tree, or out of memory.
  */
 int inline_sites__find(const struct go_binary *bin,
 		       const struct name_matcher *m,
