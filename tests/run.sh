@@ -41,12 +41,15 @@ tally() {
 run_suite() {
 	local name=$1
 	shift
-	local log="$BUILD/logs/$name.log"
+	local log="$BUILD/logs/$name.log" start=$SECONDS rc
 	"$@" >"$log" 2>&1
-	tally "$name" "$log" $?
+	rc=$?
+	echo "     $name took $((SECONDS - start)) s" >>"$BUILD/logs/times.log"
+	tally "$name" "$log" $rc
 }
 
 mkdir -p "$BUILD/logs"
+: >"$BUILD/logs/times.log"
 
 echo "== unit tests"
 for t in "$BUILD"/tests/test_* "$BUILD"/tests-san/test_*; do
@@ -81,6 +84,7 @@ for t in "$ROOT"/tests/integration/test_*.sh; do
 done
 
 echo
+cat "$BUILD/logs/times.log"
 if ((${#failures[@]})); then
 	echo "failed suites: ${failures[*]}"
 fi
