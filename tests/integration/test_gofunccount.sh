@@ -141,5 +141,104 @@ sys.exit(0 if ok else 1)' "$out" "$TMP/json.truth"; then
 }
 test_json
 
+# start_waiting FIXTURE TRUTH [WRAPPER...]: start a fixture that waits for
+# a line on fd 7 before its workload; sets FIXTURE_PID.
+start_waiting() {
+	local fixture=$1 truth=$2
+	shift 2
+	rm -f "$TMP/wait.in"
+	mkfifo "$TMP/wait.in"
+	"$@" "$fixture" -wait "$truth" <"$TMP/wait.in" >"$TMP/wait.out" &
+	FIXTURE_PID=$!
+	exec 7>"$TMP/wait.in"
+	for _ in $(seq 100); do
+		grep -q '^ready' "$TMP/wait.out" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+
+# wait_tracing OUT: until the tool says it is attached.
+wait_tracing() {
+	for _ in $(seq 100); do
+		grep -q '^Tracing' "$1" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+
+# -i and -d: a table per interval, each with a timestamp (-T).
+test_interval() {
+	local f=$FIX/count-go1.27-default out=$TMP/interval.out
+	need_file "$f" || return
+	start_waiting "$f" "$TMP/interval.truth"
+	"$TOOL" -T -i 1 -d 3 -p "$FIXTURE_PID" 'main.add' >"$out" 2>"$out.err"
+	local rc=$? tables stamps
+	exec 7>&-
+	kill "$FIXTURE_PID" 2>/dev/null
+	wait "$FIXTURE_PID" 2>/dev/null
+	tables=$(grep -c '^FUNC' "$out")
+	stamps=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} *$' "$out")
+	if [[ $rc -eq 0 && $tables -eq 3 && $stamps -eq 3 ]]; then
+		pass "-i 1 -d 3 -T: three timestamped tables"
+	else
+		fail "-i 1 -d 3 -T" "exit $rc, $tables tables, $stamps stamps"
+	fi
+}
+test_interval
+
+# A process in another mount namespace (a container): its executable is not
+# at the path it was started from, as seen from here.
+test_container() {
+	local f=$FIX/count-go1.23-stripped out=$TMP/ns.out truth=$TMP/ns.truth
+	need_file "$f" || return
+	mkdir -p "$TMP/ns"
+	cp "$f" "$TMP/ns/app"
+	rm -f "$TMP/wait.in"
+	mkfifo "$TMP/wait.in"
+	unshare --mount --propagation private --fork sh -c '
+		mount -t tmpfs none /mnt && cp "$1/app" /mnt/app &&
+		exec /mnt/app -wait "$2"' sh "$TMP/ns" "$TMP/ns-truth-inner" 		<"$TMP/wait.in" >"$TMP/ns.fixture" &
+	local upid=$!
+	exec 7>"$TMP/wait.in"
+	local app_pid=
+	for _ in $(seq 100); do
+		app_pid=$(pgrep -f '^/mnt/app -wait' | head -1)
+		[[ -n $app_pid ]] && grep -q '^ready' "$TMP/ns.fixture" && break
+		sleep 0.1
+	done
+	"$TOOL" -p "$app_pid" 'main.add' >"$out" 2>"$out.err" &
+	local tpid=$!
+	wait_tracing "$out"
+	echo go >&7
+	exec 7>&-
+	wait "$upid"
+	wait "$tpid"
+	if [[ ! -e /mnt/app ]] && grep -qE '^main\.add +100000$' "$out"; then
+		pass "process in another mount namespace"
+	else
+		fail "process in another mount namespace" "pid ${app_pid:-none}: $(tail -3 "$out") $(head -2 "$out.err")"
+	fi
+}
+test_container
+
+# gccgo under -p: libgo is found through the process's own maps.
+test_gccgo_pid() {
+	local f=$FIX/count-gccgo out=$TMP/gccgo-pid.out
+	need_file "$f" || return
+	start_waiting "$f" "$TMP/gccgo-pid.truth"
+	"$TOOL" -p "$FIXTURE_PID" 'go:fmt.Println' >"$out" 2>"$out.err" &
+	local tpid=$!
+	wait_tracing "$out"
+	echo go >&7
+	exec 7>&-
+	wait "$FIXTURE_PID"
+	wait "$tpid"
+	if grep -qE '^fmt\.Println +7$' "$out"; then
+		pass "gccgo -p go:fmt.Println"
+	else
+		fail "gccgo -p go:fmt.Println" "$(tail -3 "$out") $(head -2 "$out.err")"
+	fi
+}
+test_gccgo_pid
+
 check "no probe left attached" no_links_left
 finish
