@@ -376,7 +376,11 @@ TEST(glob_and_exact)
 	found_free(&fmt);
 }
 
-/* Stripped binaries have no DWARF: no sites, and no error. */
+/*
+ * Stripped binaries have no DWARF: with no pclntab either (this test's
+ * go_binary holds only the ELF), no sites and no error. The pclntab
+ * fallback is tested in test_pclntab_inline.c.
+ */
 TEST(stripped)
 {
 	char fixture[64];
