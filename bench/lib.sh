@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the bench/ scripts, which bench/run.sh runs with its
+# environment (GOFUNCCOUNT, FLOOR, MEASURE, LOOP, BIN, BENCH_*).
+set -euo pipefail
+: "${BENCH_WORK:?run bench/run.sh, not this script}"
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "  $*" >&2; }
+
+# measure ARGS...: bench/measure.py with the run's timeout; its key=value line.
+measure() { python3 "$MEASURE" --timeout "$BENCH_TIMEOUT" "$@"; }
+
+# kv KEY LINE: the value of KEY in a measure.py line.
+kv() { sed -nE "s/(^|.* )$1=([^ ]*).*/\\2/p" <<<"$2"; }
+
+# median: the median of the numbers on stdin, one a line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "-"; exit }
+		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ratio A B: A/B with two decimals; ">X" when A is a lower bound (">120"),
+# "-" when either is not a number.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		gt = sub(/^>/, "", a)
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"
+		else printf "%s%.2f\n", gt ? ">" : "", a / b }'
+}
+
+# probe_count LOG: the function count gofunccount printed ("Tracing N ...").
+probe_count() { sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$1" | head -1; }
+
+# table_count LOG NAME: NAME's count in gofunccount's last table.
+table_count() {
+	awk -v n="$2" '$1 == n && NF == 2 { c = $2 } END { print c + 0 }' "$1"
+}
+
+# bpftrace runs: uprobes on stripped binaries (by file offset) need --unsafe;
+# the default limits refuse more than 512 probes and programs.
+export BPFTRACE_MAX_PROBES=1000000 BPFTRACE_MAX_BPF_PROGS=1000000
+BPFTRACE=(bpftrace -B line)

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Benchmarks of gofunccount against bpftrace and against an empty BPF
+# program, measured side by side in one run (`make bench`):
+#
+#   bench/run.sh [BUILD]      (BUILD defaults to build)
+#
+#   1. attach and detach time for 1, 100, 1000 and all functions of a large
+#      stripped Go binary (bench/attach.sh)
+#   2. cost per traced call of a small function (bench/percall.sh)
+#   3. peak RSS of the tracers (bench/rss.sh)
+#
+# Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
+# BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
+# BENCH_CALLS (calls per loop run, 200000), BENCH_ROUNDS (3), BENCH_BIN (the
+# binary of section 1; default esbuild-latest, else the largest fixture).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+FIX=${GT_FIXTURES:-$BUILD/fixtures}
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+export GOFUNCCOUNT=${GOFUNCCOUNT:-$BUILD/gofunccount}
+export FLOOR=$BUILD/bench/uprobe_floor
+export MEASURE=$ROOT/bench/measure.py
+export BENCH_TIMEOUT=${BENCH_TIMEOUT:-120}
+export BENCH_CALLS=${BENCH_CALLS:-200000}
+export BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+
+[[ $(id -u) -eq 0 ]] || die "run as root (uprobes need CAP_BPF and CAP_PERFMON)"
+for f in "$GOFUNCCOUNT" "$FLOOR"; do
+	[[ -x $f ]] || die "missing $f: run make all $BUILD/bench/uprobe_floor"
+done
+command -v bpftrace >/dev/null || die "bpftrace not installed"
+command -v python3 >/dev/null || die "python3 not installed"
+# bpftrace's uprobes go through tracefs, which is not mounted at boot here.
+if ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs nodev /sys/kernel/tracing ||
+		die "cannot mount tracefs on /sys/kernel/tracing"
+fi
+
+# The loop program, built with the newest Go toolchain there is.
+GOROOT=
+for d in /usr/lib/go-1.19 $(ls -d /var/cache/gotools/go/1.* 2>/dev/null | sort -V); do
+	[[ -x $d/bin/go ]] && GOROOT=$d
+done
+[[ -n $GOROOT ]] || die "no Go toolchain (run scripts/setup-deps.sh)"
+export GO=$GOROOT/bin/go LOOP=$BUILD/bench/loop
+export BENCH_WORK=$(mktemp -d /tmp/gotools-bench.XXXXXX)
+mkdir -p "$BUILD/bench"
+GOROOT=$GOROOT GOTOOLCHAIN=local GOFLAGS=-mod=mod GO111MODULE=auto \
+	GOCACHE=$BENCH_WORK/gocache "$GO" build -o "$LOOP" "$ROOT/bench/loop/main.go" ||
+	die "cannot build bench/loop with $GO"
+export LOOP_GO=$("$GO" version | awk '{ print $3 }')
+
+BIN=${BENCH_BIN:-$FIX/esbuild-latest}
+if [[ ! -f $BIN ]]; then
+	BIN=$(find "$FIX" -maxdepth 1 -type f -perm -u+x -printf '%s %p\n' \
+		2>/dev/null | sort -rn | awk 'NR == 1 { print $2 }')
+	[[ -f $BIN ]] || die "no fixtures in $FIX (run tests/fixtures/build.sh)"
+fi
+export BIN
+
+echo "gotools benchmarks: $(uname -r), $(nproc) CPUs, $(bpftrace --version)," \
+	"loop built with $LOOP_GO; logs in $BENCH_WORK"
+echo "Absolute times on this shared VM are noisy: compare the ratios."
+
+# Per-call costs first, then the RSS runs on the same loop program: a bpftrace
+# that overran its timeout leaves the kernel closing its uprobes for minutes,
+# so the attach runs, the longest of them last, come at the end.
+"$ROOT/bench/percall.sh"
+"$ROOT/bench/rss.sh"
+"$ROOT/bench/attach.sh"
+"$ROOT/bench/rss.sh" table
+
+for s in 1 2 3; do
+	echo
+	cat "$BENCH_WORK/section$s.txt"
+done
