@@ -18,7 +18,7 @@ PACKAGES=(
 	# tests: gccgo fixtures, bpftrace for comparisons, Go toolchains
 	# (apt-get download, dpkg-deb), taskset/nsenter
 	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
-	binutils coreutils
+	binutils coreutils procps python3
 )
 # npm fetches the third-party Go binaries; keep a node/npm already there.
 command -v npm >/dev/null || PACKAGES+=(npm)
