@@ -32,10 +32,13 @@ LIBS += -lzstd -llzma -lbz2 -lpthread
 endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Ibpf/$(ARCH)
 
-# Sanitizer and fuzzer builds compile the library sources directly.
+# Sanitizer and fuzzer builds get their own objects of the library.
 SAN_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	     -fno-sanitize-recover=undefined
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+SAN_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib-san/%.o,$(LIB_SRCS))
+FUZZ_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib-fuzz/%.o,$(LIB_SRCS))
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all clean install deps demo test unit-tests fuzz integration bench
 .DELETE_ON_ERROR:
@@ -43,7 +46,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined
 
 all: $(addprefix $(OUTPUT)/,$(TOOLS))
 
-$(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
+$(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/lib-san $(OUTPUT)/lib-fuzz $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 	mkdir -p $@
 
 $(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib
@@ -68,11 +71,17 @@ $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) tests/unit/test.h | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-$(OUTPUT)/tests-san/%: tests/unit/%.c $(LIB_SRCS) tests/unit/test.h | $(OUTPUT)/tests-san
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(LIB_SRCS) $(LIBS) -o $@
+$(OUTPUT)/lib-san/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib-san
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(OUTPUT)/fuzz
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) $< $(LIB_SRCS) $(LIBS) -o $@
+$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/test.h | $(OUTPUT)/tests-san
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
+
+$(OUTPUT)/lib-fuzz/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib-fuzz
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LIBS) -o $@
 
 deps:
 	scripts/setup-deps.sh
@@ -82,13 +91,13 @@ fixtures: deps
 	tests/fixtures/build.sh $(OUTPUT)/fixtures
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(NPROC) all
 	scripts/demo.sh $(OUTPUT)
 
 unit-tests: $(UNIT_TESTS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/tests-san/%,$(UNIT_TESTS))
 
 test: deps
-	$(MAKE) all unit-tests $(FUZZERS)
+	$(MAKE) -j$(NPROC) all unit-tests $(FUZZERS)
 	tests/fixtures/build.sh $(OUTPUT)/fixtures
 	tests/run.sh $(OUTPUT)
 
