@@ -90,6 +90,10 @@ done
 		printf '%-12s %7s | %10s %13s | %10s %13s | %10s %9s\n' "$n" "$np" \
 			"$ga" "$gd" "$ba" "$bd" "$(ratio "$ba" "$ga")" "$(ratio "$bd" "$gd")"
 	done <"$W/rows"
+	for n in 1 100 1000 all; do
+		[[ ! -s $W/g$n.log ]] || grep -q '^Tracing' "$W/g$n.log" ||
+			echo "gofunccount, $n functions, FAILED: $(head -c 200 "$W/g$n.log" | head -1)..."
+	done
 	for pid in "${lingering[@]}"; do
 		[[ -d /proc/$pid ]] && echo "(bpftrace $pid, killed after the timeout, is still closing its perf events in the kernel)"
 	done

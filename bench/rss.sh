@@ -19,11 +19,15 @@ table() {
 			if (k !~ /^[0-9]+$/) { print "-"; exit }
 			printf "%.1f%s\n", k / 1024, e == "0" ? "" : " (" e ")" }'
 	}
-	echo "== 3. Peak RSS of the tracer process, MB (\"(died)\": the tool failed; \"(killed)\": over the timeout)"
-	printf '%-44s %20s %20s %10s\n' RUN gofunccount bpftrace "bpftrace/gofunccount"
+	echo "== 3. Peak RSS of the tracer process, MB"
+	echo "     (died: the tool failed, see the notes; timeout/killed: stopped after the timeout)"
+	printf '%-44s %16s %16s %22s\n' RUN gofunccount bpftrace "bpftrace/gofunccount"
 	while IFS='|' read -r label gk ge bk be; do
-		printf '%-44s %20s %20s %10s\n' "$label" "$(cell "$gk" "$ge")" \
-			"$(cell "$bk" "$be")" "$(ratio "$bk" "$gk")"
+		# A ratio only between two runs that did the whole job.
+		r=-
+		[[ $ge != 0 || $be != 0 ]] || r=$(ratio "$bk" "$gk")
+		printf '%-44s %16s %16s %22s\n' "$label" "$(cell "$gk" "$ge")" \
+			"$(cell "$bk" "$be")" "$r"
 	done <"$ROWS"
 	[[ ! -s $BENCH_WORK/rss_notes ]] || { echo; cat "$BENCH_WORK/rss_notes"; }
 }
