@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Time Go function calls: an entry probe stores a timestamp per call in
+ * flight, the probes on every exit of the function (RET, tail JMP) take it
+ * out and add the elapsed time to a log2 histogram.
+ *
+ * Pairing. A call is keyed by {goid, function, depth}, depth being
+ * stack.hi - SP of the goroutine at entry (SP at the stack check's jbe, at
+ * the entry byte and at every RET or tail JMP is the same, the return
+ * address on top). Never by thread: a goroutine may block on one thread
+ * and return on another. Recursive frames differ in depth. When the stack
+ * is copied mid-call, SP and stack.hi move together, so the depth holds.
+ *
+ * Why stale keys are harmless. A panic that unwinds through a traced frame
+ * and runtime.Goexit leave its entry in the map without a RET. For that key
+ * to be paired with a later exit, the same goroutine (goids are never
+ * reused) must leave the same function at the same depth; but that frame
+ * was itself entered after the unwinding, and its entry overwrote the key
+ * with its own timestamp. So no exit is ever paired with an older call.
+ * Entries of goroutines that are gone are never looked up again; the LRU
+ * map forgets them when it fills. A recovered panic resumes a frame above
+ * at its deferreturn, which then leaves through its own RET, as a normal
+ * return would.
+ *
+ * Memory does not grow with the number of calls: the map holds calls in
+ * flight (bounded, LRU), the histograms are a fixed per-CPU array.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "gofunclatency.h"
+
+const volatile pid_t target_tgid = 0;
+const volatile __u32 goid_offset = 152;
+const volatile __u32 stack_hi_offset = 8;
+const volatile __s64 tls_g_offset = -8;
+const volatile bool per_function = false;
+const volatile __u64 unit_div = 1;	/* nsecs 1, usecs 1000, msecs 10^6 */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct call_key);
+	__type(value, __u64);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);		/* set to the number of histograms */
+	__type(key, __u32);
+	__type(value, struct hist);
+} hists SEC(".maps");
+
+/* The running goroutine's g: R14 in register-ABI code, else the TLS slot
+ * at fsbase + tls_g_offset. */
+static __always_inline __u64 current_g(__u64 r14, __u64 cookie)
+{
+	struct task_struct *task;
+	__u64 fsbase, g = 0;
+
+	if (cookie & COOKIE_G_IN_R14)
+		return r14;
+	task = (struct task_struct *)bpf_get_current_task();
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase)
+		return 0;
+	if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)))
+		return 0;
+	return g;
+}
+
+/* Fill KEY for the call running at this probe. False when g cannot be
+ * read (then the hit is ignored). The registers are read into locals
+ * first: the verifier refuses a context access at a computed offset, which
+ * clang would otherwise make of two conditional field reads. */
+static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
+					  struct call_key *key)
+{
+	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
+	__u64 g, hi = 0;
+
+	g = current_g(r14, cookie);
+
+	if (!g)
+		return false;
+	if (bpf_probe_read_user(&key->goid, sizeof(key->goid),
+				(void *)(g + goid_offset)))
+		return false;
+	if (bpf_probe_read_user(&hi, sizeof(hi), (void *)(g + stack_hi_offset)))
+		return false;
+	key->depth = hi - sp;
+	key->func = COOKIE_INDEX(cookie);
+	key->pad = 0;
+	return true;
+}
+
+static __always_inline bool other_process(void)
+{
+	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
+}
+
+/* bcc's bpf_log2l, as histogram__slot(): 0 for 0 and 1, else
+ * floor(log2(v)) + 1. */
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	if (v <= 1)
+		return 0;
+	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r + 1;
+}
+
+SEC("uprobe")
+int call_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), ts;
+	struct call_key key;
+
+	if (other_process())
+		return 0;
+	/* At the prologue's jump to morestack: the function will restart. */
+	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+		return 0;
+	if (!call_key_make(ctx, cookie, &key))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&starts, &key, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("uprobe")
+int call_exit(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), now = bpf_ktime_get_ns();
+	struct call_key key;
+	struct hist *h;
+	__u64 *tsp, delta;
+	__u32 idx, slot;
+
+	if (other_process())
+		return 0;
+	if (!call_key_make(ctx, cookie, &key))
+		return 0;
+	tsp = bpf_map_lookup_elem(&starts, &key);
+	if (!tsp)
+		return 0;	/* entered before we attached */
+	delta = now - *tsp;
+	bpf_map_delete_elem(&starts, &key);
+	idx = per_function ? key.func : 0;
+	h = bpf_map_lookup_elem(&hists, &idx);
+	if (!h)
+		return 0;
+	slot = log2_slot(delta / unit_div);
+	if (slot >= HIST_NSLOTS)
+		slot = HIST_NSLOTS - 1;
+	h->slots[slot]++;
+	h->total_ns += delta;
+	h->count++;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
