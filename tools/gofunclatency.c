@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gofunclatency: time Go function calls, like bcc's funclatency.
+ *
+ * No uretprobes (they break when Go copies a stack). Each function gets an
+ * entry probe where SP equals SP at entry (the stack check's jbe, counted
+ * only when the jump to morestack is not taken, or else the entry byte)
+ * and one probe on each of its exits (every RET, every tail JMP), found by
+ * disassembling its body (lib/exit_sites.h). Calls are paired per
+ * goroutine and stack depth in BPF (see bpf/gofunclatency.bpf.c).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "command.h"
+#include "error.h"
+#include "exit_sites.h"
+#include "func_probes.h"
+#include "go_binary.h"
+#include "goroutine.h"
+#include "histogram.h"
+#include "json.h"
+#include "probe_spec.h"
+#include "target.h"
+#include "uprobes.h"
+#include "gofunclatency.h"
+#include "gofunclatency.skel.h"
+
+#define TOOL "gofunclatency"
+
+static struct env {
+	pid_t pid;
+	const char *cmd;
+	long interval;
+	long duration;
+	bool timestamp;
+	bool per_function;
+	bool regex;
+	bool verbose;
+	bool json;
+	const char *unit;
+	unsigned long long unit_div;
+	const char *spec;
+} env = { .unit = "nsecs", .unit_div = 1 };
+
+const char *argp_program_version = TOOL " 0.1";
+static const char doc[] =
+"Time Go function calls: a histogram of the latency from entry to return.\n"
+"\n"
+"USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
+"                     [-d DURATION] [-T] [-F] [-r] [-v] [-j] [BINARY:]PATTERN\n"
+"\n"
+"PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
+"that method); '*' matches any run of characters; -r takes a regular\n"
+"expression. BINARY is a path; it defaults to the executable of -p PID or\n"
+"-c CMD. Calls are paired per goroutine, so a call that blocks and resumes\n"
+"on another thread is timed right; calls that a panic unwinds or that end\n"
+"in runtime.Goexit are not completed calls and are not counted. gccgo\n"
+"binaries are not supported yet.\n"
+"\n"
+"EXAMPLES:\n"
+"    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
+"    gofunclatency -u -p 181 'net/http.(*conn).serve'  # in microseconds\n"
+"    gofunclatency -m -i 5 -T -p 181 'main.handle'  # every 5 s, timestamped\n"
+"    gofunclatency -F -p 181 'main.*'       # one histogram per function\n"
+"    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
+"    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
+"    gofunclatency -j -c ./app 'main.work'  # JSON lines\n";
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
+	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
+	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Print a histogram every INTERVAL seconds", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
+	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
+	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{},
+};
+
+/* A bad option value: one line naming it, and the usage exit status. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", TOOL);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see %s -h)\n", TOOL);
+	exit(2);
+}
+
+static long parse_positive(const char *arg, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		usage_error("invalid %s: %s", what, arg);
+	return v;
+}
+
+static void set_unit(const char *unit, unsigned long long div)
+{
+	if (env.unit_div != 1 && env.unit_div != div)
+		usage_error("-u and -m cannot be used together");
+	env.unit = unit;
+	env.unit_div = div;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'p':
+		env.pid = parse_positive(arg, "PID");
+		break;
+	case 'c':
+		env.cmd = arg;
+		break;
+	case 'u':
+		set_unit("usecs", 1000);
+		break;
+	case 'm':
+		set_unit("msecs", 1000000);
+		break;
+	case 'i':
+		env.interval = parse_positive(arg, "interval");
+		break;
+	case 'd':
+		env.duration = parse_positive(arg, "duration");
+		break;
+	case 'T':
+		env.timestamp = true;
+		break;
+	case 'F':
+		env.per_function = true;
+		break;
+	case 'r':
+		env.regex = true;
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case 'j':
+		env.json = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (env.spec)
+			usage_error("unexpected argument: %s (one pattern only)", arg);
+		env.spec = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!env.spec)
+			usage_error("no pattern given");
+		if (env.pid && env.cmd)
+			usage_error("-p and -c cannot be used together");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (!env.verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+/* A traced function (one per distinct name) and its histogram as last
+ * printed: the BPF histograms are never cleared, so no call is lost
+ * between a read and a clear; each print shows what is new. */
+struct func_row {
+	const char *name;
+	struct hist printed;
+	struct hist delta;
+};
+
+/* Every uprobe: entries and exits go to two programs. */
+struct probe_list {
+	uint64_t *offsets;
+	uint64_t *cookies;
+	size_t n, cap;
+};
+
+struct latency_plan {
+	struct func_row *rows;
+	size_t nrows;
+	struct probe_list entries, exits;
+};
+
+static int probe_list__add(struct probe_list *l, uint64_t offset,
+			   uint64_t cookie)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		uint64_t *o = realloc(l->offsets, cap * sizeof(*o));
+
+		if (!o)
+			return gt_error(-ENOMEM, "out of memory");
+		l->offsets = o;
+		o = realloc(l->cookies, cap * sizeof(*o));
+		if (!o)
+			return gt_error(-ENOMEM, "out of memory");
+		l->cookies = o;
+		l->cap = cap;
+	}
+	l->offsets[l->n] = offset;
+	l->cookies[l->n++] = cookie;
+	return 0;
+}
+
+static void latency_plan__free(struct latency_plan *p)
+{
+	free(p->rows);
+	free(p->entries.offsets);
+	free(p->entries.cookies);
+	free(p->exits.offsets);
+	free(p->exits.cookies);
+}
+
+static int row_find_or_add(struct latency_plan *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (strcmp(p->rows[i].name, name) == 0)
+			return i;
+	p->rows[p->nrows].name = name;
+	return p->nrows++;
+}
+
+/*
+ * Is g in R14 at every probe of FN? Only in register-ABI Go code, which
+ * proves it by comparing SP against g.stackguard0 = 0x10(%r14) in its
+ * stack check: `cmp 0x10(%r14),%rsp` (49 3b 66 10) or, for larger frames,
+ * `cmp 0x10(%r14),%r12` (4d 3b 66 10) before the jbe at SITE. Anything
+ * else (ABI0 assembly, Go <= 1.16, no stack check) reads g from TLS.
+ */
+static bool g_in_r14(const struct go_binary *bin,
+		     const struct goroutine_layout *layout,
+		     const struct go_func *fn, const struct probe_site *site)
+{
+	const uint8_t *code;
+	size_t len, i;
+
+	if (!layout->regabi || site->kind != PROBE_SITE_STACK_CHECK ||
+	    site->addr <= fn->addr)
+		return false;
+	len = site->addr - fn->addr;
+	if (elf_file__read_vaddr(bin->elf, fn->addr, len, &code))
+		return false;
+	for (i = 0; i + 4 <= len; i++)
+		if ((code[i] == 0x49 || code[i] == 0x4d) && code[i + 1] == 0x3b &&
+		    code[i + 2] == 0x66 && code[i + 3] == 0x10)
+			return true;
+	return false;
+}
+
+/* The entry probe and the exit probes of one function. Returns 1 when the
+ * function has no exit (reported, left out), 0 when added. */
+static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
+			 const struct goroutine_layout *layout,
+			 const struct func_probe *p)
+{
+	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
+	struct probe_site site = p->site;
+	struct exit_site *exits = NULL;
+	uint64_t offset = p->offset, off;
+	size_t nexits = 0, i;
+	bool r14;
+	int err, row;
+
+	if (!fn || fn->addr != p->func_addr)
+		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
+				(unsigned long long)p->func_addr);
+	/* An emulated site after a push sees another SP than the exits:
+	 * take the entry byte. */
+	if (site.kind != PROBE_SITE_STACK_CHECK && site.addr != fn->addr) {
+		site = (struct probe_site){ .addr = fn->addr,
+					    .kind = PROBE_SITE_ENTRY };
+		err = elf_file__vaddr_to_offset(bin->elf, fn->addr, &offset);
+		if (err)
+			return gt_error(err, "%s: entry 0x%llx is not in the file",
+					p->name, (unsigned long long)fn->addr);
+	}
+	err = exit_sites__find(bin, fn, &exits, &nexits);
+	if (err)
+		return err;
+	if (!nexits) {
+		fprintf(stderr, "%s: no return instruction, not traced\n",
+			p->name);
+		free(exits);
+		return 1;
+	}
+	row = row_find_or_add(plan, p->name);
+	r14 = g_in_r14(bin, layout, fn, &site);
+	if (env.verbose)
+		fprintf(stderr, "probe %s entry at 0x%llx (%s), g from %s\n",
+			p->name, (unsigned long long)site.addr,
+			probe_site_kind__str(site.kind), r14 ? "R14" : "TLS");
+	err = probe_list__add(&plan->entries, offset,
+			      COOKIE_MAKE(row, site.skip_flags, r14));
+	for (i = 0; i < nexits && !err; i++) {
+		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
+		if (err) {
+			err = gt_error(err, "%s: exit 0x%llx is not in the file",
+				       p->name, (unsigned long long)exits[i].addr);
+			break;
+		}
+		if (env.verbose)
+			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
+				(unsigned long long)exits[i].addr,
+				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
+		err = probe_list__add(&plan->exits, off, COOKIE_MAKE(row, 0, r14));
+	}
+	free(exits);
+	return err;
+}
+
+static int latency_plan__init(struct latency_plan *plan,
+			      const struct go_binary *bin,
+			      const struct goroutine_layout *layout,
+			      const struct func_probes *fp)
+{
+	size_t i, ninlined = 0;
+	int err;
+
+	plan->rows = calloc(fp->n ? fp->n : 1, sizeof(*plan->rows));
+	if (!plan->rows)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < fp->n; i++) {
+		/* An inlined copy has no return of its own to time. */
+		if (fp->probes[i].inlined) {
+			ninlined++;
+			continue;
+		}
+		err = plan_function(plan, bin, layout, &fp->probes[i]);
+		if (err < 0)
+			return err;
+	}
+	if (ninlined && env.verbose)
+		fprintf(stderr, "%zu inlined copies not traced (no call to time)\n",
+			ninlined);
+	if (!plan->nrows)
+		return gt_error(-ENOENT, "no function matching '%s' can be timed",
+				env.spec);
+	return 0;
+}
+
+/* Sum every histogram over CPUs and compute what is new since the last
+ * print. */
+static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct hist *values, sum;
+	__u32 key;
+	int c, s;
+
+	if (ncpus <= 0)
+		return gt_error(-EINVAL, "cannot count CPUs");
+	values = calloc(ncpus, sizeof(*values));
+	if (!values)
+		return gt_error(-ENOMEM, "out of memory");
+	for (key = 0; key < nhists; key++) {
+		struct func_row *r = &plan->rows[key];
+
+		if (bpf_map_lookup_elem(map_fd, &key, values)) {
+			free(values);
+			return gt_error(-errno, "cannot read histograms: %s",
+					strerror(errno));
+		}
+		memset(&sum, 0, sizeof(sum));
+		for (c = 0; c < ncpus; c++) {
+			for (s = 0; s < HIST_NSLOTS; s++)
+				sum.slots[s] += values[c].slots[s];
+			sum.total_ns += values[c].total_ns;
+			sum.count += values[c].count;
+		}
+		for (s = 0; s < HIST_NSLOTS; s++)
+			r->delta.slots[s] = sum.slots[s] - r->printed.slots[s];
+		r->delta.total_ns = sum.total_ns - r->printed.total_ns;
+		r->delta.count = sum.count - r->printed.count;
+		r->printed = sum;
+	}
+	free(values);
+	return 0;
+}
+
+static void print_hist_json(const char *ts, const char *name,
+			    const struct hist *h)
+{
+	unsigned long long total = h->total_ns / env.unit_div;
+
+	printf("{\"time\":\"%s\",\"func\":", ts);
+	if (name)
+		json_print_string(stdout, name);
+	else
+		printf("null");
+	printf(",\"hist\":");
+	histogram__print_json(stdout, (const uint64_t *)h->slots, HIST_NSLOTS, env.unit);
+	printf(",\"avg\":%llu,\"total\":%llu,\"total_ns\":%llu,\"count\":%llu}\n",
+	       h->count ? total / h->count : 0, total,
+	       (unsigned long long)h->total_ns, (unsigned long long)h->count);
+}
+
+/* One histogram as bcc's funclatency prints it. */
+static void print_hist(const char *name, const struct hist *h)
+{
+	unsigned long long total = h->total_ns / env.unit_div;
+
+	if (name)
+		printf("\nFunction = %s\n", name);
+	histogram__print(stdout, (const uint64_t *)h->slots, HIST_NSLOTS, env.unit);
+	if (h->count)
+		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+		       total / h->count, env.unit, total, env.unit,
+		       (unsigned long long)h->count);
+}
+
+static void print_hists(const struct latency_plan *plan, size_t nhists)
+{
+	char ts[16];
+	time_t now = time(NULL);
+	size_t i;
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	if (!env.json) {
+		printf("\n");
+		if (env.timestamp)
+			printf("%-8s\n", ts);
+	}
+	for (i = 0; i < nhists; i++) {
+		const struct hist *h = &plan->rows[i].delta;
+		const char *name = env.per_function ? plan->rows[i].name : NULL;
+
+		if (env.per_function && !h->count)
+			continue;
+		if (env.json)
+			print_hist_json(ts, name, h);
+		else
+			print_hist(name, h);
+	}
+	fflush(stdout);
+}
+
+static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
+		    const struct goroutine_layout *layout, size_t nhists)
+{
+	struct gofunclatency_bpf *obj;
+	int err;
+
+	obj = gofunclatency_bpf__open();
+	if (!obj)
+		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
+	obj->rodata->target_tgid = tgid;
+	obj->rodata->goid_offset = layout->goid_offset;
+	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
+	obj->rodata->tls_g_offset = layout->tls_g_offset;
+	obj->rodata->per_function = env.per_function;
+	obj->rodata->unit_div = env.unit_div;
+	err = bpf_map__set_max_entries(obj->maps.hists, nhists);
+	if (!err)
+		err = uprobes__prepare(obj->progs.call_entry);
+	if (!err)
+		err = uprobes__prepare(obj->progs.call_exit);
+	if (!err)
+		err = gofunclatency_bpf__load(obj);
+	if (err) {
+		gofunclatency_bpf__destroy(obj);
+		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
+			return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
+		return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+	}
+	*out = obj;
+	return 0;
+}
+
+/* Sleep until the next interval, the end of the duration, Ctrl-C or the
+ * end of the traced process. Returns true when tracing should end. */
+static bool wait_for_tick(struct command *cmd, struct timespec *next_tick,
+			  const struct timespec *end, const char **why)
+{
+	struct timespec now, step = { 0, 100 * 1000 * 1000 };
+
+	for (;;) {
+		if (exiting)
+			return true;
+		if (env.cmd && command__exited(cmd))
+			return true;
+		if (env.pid && !target__pid_alive(env.pid)) {
+			*why = "exited";
+			return true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (end->tv_sec && (now.tv_sec > end->tv_sec ||
+		    (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec)))
+			return true;
+		if (next_tick->tv_sec && (now.tv_sec > next_tick->tv_sec ||
+		    (now.tv_sec == next_tick->tv_sec &&
+		     now.tv_nsec >= next_tick->tv_nsec))) {
+			next_tick->tv_sec += env.interval;
+			return false;
+		}
+		nanosleep(&step, NULL);
+	}
+}
+
+static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,
+		 struct command *cmd, size_t nhists)
+{
+	struct timespec start, next_tick = { 0 }, end = { 0 };
+	const char *why = NULL;
+	int map_fd = bpf_map__fd(obj->maps.hists);
+	FILE *msg = env.json ? stderr : stdout;
+	int err;
+
+	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
+		plan->nrows, env.spec);
+	fflush(msg);
+	if (env.cmd) {
+		err = command__release(cmd);
+		if (err)
+			return err;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (env.interval) {
+		next_tick = start;
+		next_tick.tv_sec += env.interval;
+	}
+	if (env.duration) {
+		end = start;
+		end.tv_sec += env.duration;
+	}
+	for (;;) {
+		bool last = wait_for_tick(cmd, &next_tick, &end, &why);
+
+		err = read_hists(plan, map_fd, nhists);
+		if (err)
+			return err;
+		print_hists(plan, nhists);
+		if (last)
+			break;
+	}
+	fprintf(msg, "Detaching...\n");
+	if (why)
+		return gt_error(-ESRCH, "process %d %s", env.pid, why);
+	return 0;
+}
+
+/* Resolve, open and search the target; fills PATH (what to attach to). */
+static int find_probes(pid_t pid, const char *cmd_path, char *path,
+		       size_t path_len, struct go_binary **bin,
+		       struct func_probes *fp)
+{
+	struct probe_spec spec;
+	int err;
+
+	err = probe_spec__parse(env.spec, pid || cmd_path, &spec);
+	if (err)
+		return err;
+	if (!spec.binary && cmd_path) {
+		snprintf(path, path_len, "%s", cmd_path);
+		err = 0;
+	} else {
+		err = target__resolve(spec.binary, cmd_path ? 0 : pid, path,
+				      path_len);
+	}
+	if (!err)
+		err = go_binary__open(path, bin);
+	if (!err && (*bin)->is_gccgo)
+		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet", path);
+	if (!err) {
+		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
+		if (!err && fp->n == 0)
+			err = gt_error(-ENOENT, "no functions match '%s' in %s",
+				       spec.pattern, path);
+	}
+	probe_spec__free(&spec);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.args_doc = "[BINARY:]PATTERN",
+		.doc = doc,
+	};
+	struct command cmd = { .pid = 0, .gate_fd = -1 };
+	struct func_probes fp = { 0 };
+	struct latency_plan plan = { 0 };
+	struct goroutine_layout layout;
+	struct gofunclatency_bpf *obj = NULL;
+	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct go_binary *bin = NULL;
+	char path[4096];
+	size_t nhists = 1;
+	pid_t tgid;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return 2;
+	if (env.duration && !env.interval)
+		env.interval = env.duration;
+	libbpf_set_print(libbpf_print);
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+
+	if (env.pid && !target__pid_alive(env.pid)) {
+		fprintf(stderr, "%s: no such process: %d\n", TOOL, env.pid);
+		return 1;
+	}
+	if (env.cmd) {
+		err = command__start(env.cmd, &cmd);
+		if (err)
+			goto out;
+	}
+	tgid = env.cmd ? cmd.pid : env.pid;
+	err = find_probes(env.pid, env.cmd ? cmd.path : NULL, path,
+			  sizeof(path), &bin, &fp);
+	if (!err)
+		err = goroutine_layout__find(bin, &layout);
+	if (!err)
+		err = latency_plan__init(&plan, bin, &layout, &fp);
+	if (err)
+		goto out;
+	if (env.per_function)
+		nhists = plan.nrows;
+	err = load_bpf(&obj, tgid, &layout, nhists);
+	if (!err)
+		err = uprobes__attach(obj->progs.call_entry, path, tgid,
+				      plan.entries.offsets, plan.entries.cookies,
+				      plan.entries.n, &entry_probes);
+	if (!err)
+		err = uprobes__attach(obj->progs.call_exit, path, tgid,
+				      plan.exits.offsets, plan.exits.cookies,
+				      plan.exits.n, &exit_probes);
+	if (!err)
+		err = trace(obj, &plan, &cmd, nhists);
+out:
+	uprobes__detach(entry_probes);
+	uprobes__detach(exit_probes);
+	gofunclatency_bpf__destroy(obj);
+	if (env.cmd)
+		command__kill(&cmd);
+	latency_plan__free(&plan);
+	func_probes__free(&fp);
+	go_binary__close(bin);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
+		return 1;
+	}
+	return 0;
+}
