@@ -7,6 +7,7 @@
 #include "func_probes.h"
 #include "inline_sites.h"
 #include "probe_spec.h"
+#include "uprobe_insn.h"
 
 static int probes_reserve(struct func_probes *fp, size_t *cap)
 {
@@ -48,12 +49,27 @@ static bool name_selected(const struct name_matcher *m, bool exact,
 		       name_matcher__match(m, name);
 }
 
+/* Keep a site the kernel would refuse aside, for -v to list. */
+static int add_refused(struct func_probes *fp, const struct func_probe *probe)
+{
+	struct func_probe *p;
+
+	p = realloc(fp->refused, (fp->nrefused + 1) * sizeof(*p));
+	if (!p)
+		return gt_error(-ENOMEM, "out of memory");
+	fp->refused = p;
+	fp->refused[fp->nrefused++] = *probe;
+	return 0;
+}
+
 static int add_probe(const struct go_binary *bin, struct func_probes *fp,
 		     size_t *cap, const struct func_probe *probe)
 {
 	struct func_probe *p;
 	int err;
 
+	if (!uprobe_insn__probeable(bin->elf, probe->site.addr))
+		return add_refused(fp, probe);
 	err = probes_reserve(fp, cap);
 	if (err)
 		return err;
@@ -242,5 +258,6 @@ void func_probes__free(struct func_probes *fp)
 		free(fp->names[i]);
 	free(fp->names);
 	free(fp->probes);
+	free(fp->refused);
 	memset(fp, 0, sizeof(*fp));
 }

@@ -25,6 +25,9 @@ struct func_probe {
 struct func_probes {
 	struct func_probe *probes;	/* functions first, then inlined copies */
 	size_t n;
+	/* Sites whose instruction the kernel cannot probe: left out. */
+	struct func_probe *refused;
+	size_t nrefused;
 	size_t nfuncs;		/* how many distinct names are probed */
 	char **names;		/* storage for inlined names */
 	size_t nnames;

@@ -301,16 +301,22 @@ static void print_rows(const struct counter_table *t)
 
 static void print_probes(const struct func_probes *fp)
 {
+	const struct func_probe *p;
 	size_t i;
 
 	for (i = 0; i < fp->n; i++) {
-		const struct func_probe *p = &fp->probes[i];
-
+		p = &fp->probes[i];
 		fprintf(stderr, "probe %s%s at 0x%llx (%s, file offset 0x%llx)\n",
 			p->name, p->inlined ? " [inlined]" : "",
 			(unsigned long long)p->site.addr,
 			probe_site_kind__str(p->site.kind),
 			(unsigned long long)p->offset);
+	}
+	for (i = 0; i < fp->nrefused; i++) {
+		p = &fp->refused[i];
+		fprintf(stderr, "not probed: %s%s at 0x%llx: the kernel cannot probe that instruction\n",
+			p->name, p->inlined ? " [inlined]" : "",
+			(unsigned long long)p->site.addr);
 	}
 }
 
@@ -450,7 +456,10 @@ static int find_probes(pid_t pid, const char *cmd_path, char *path,
 		err = go_binary__open(path, bin);
 	if (!err) {
 		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
-		if (!err && fp->n == 0)
+		if (!err && fp->n == 0 && fp->nrefused)
+			err = gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
+				       spec.pattern, path);
+		else if (!err && fp->n == 0)
 			err = gt_error(-ENOENT, "no functions match '%s' in %s",
 				       spec.pattern, path);
 	}
@@ -502,6 +511,9 @@ int main(int argc, char **argv)
 		goto out;
 	if (env.verbose)
 		print_probes(&fp);
+	else if (fp.nrefused)
+		fprintf(stderr, "%s: %zu call sites left out: the kernel cannot probe their instructions (-v lists them)\n",
+			TOOL, fp.nrefused);
 	err = counter_table__init(&table, &fp);
 	if (!err)
 		err = make_cookies(&fp, &table, &offsets, &cookies);

@@ -240,5 +240,26 @@ test_gccgo_pid() {
 }
 test_gccgo_pid
 
+# runtime.* on a live process: the kernel checks each instruction as it
+# plants the probes, so one site it refuses would fail the whole attach.
+test_runtime_pid() {
+	local f=$FIX/count-go1.25-default out=$TMP/rt-pid.out
+	need_file "$f" || return
+	start_waiting "$f" "$TMP/rt-pid.truth"
+	"$TOOL" -p "$FIXTURE_PID" 'runtime.*' >"$out" 2>"$out.err" &
+	local tpid=$!
+	wait_tracing "$out"
+	echo go >&7
+	exec 7>&-
+	wait "$FIXTURE_PID"
+	wait "$tpid"
+	if grep -qE '^runtime\.newproc +' "$out" && grep -q '^Detaching' "$out"; then
+		pass "runtime.* on a running process"
+	else
+		fail "runtime.* on a running process" "$(tail -3 "$out") $(head -2 "$out.err")"
+	fi
+}
+test_runtime_pid
+
 check "no probe left attached" no_links_left
 finish
