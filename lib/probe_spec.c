@@ -105,16 +105,18 @@ void probe_spec__free(struct probe_spec *spec)
  * "((a{99}){99}){99}" or "a++++++++++++++++++++++++" take memory and time
  * exponential in the nesting, and optional copies (".{0,1000}") make every
  * regexec() slow. Estimate the copies the same way and refuse expressions
- * that would expand past REGEX_MAX_NODES: names are short, and so are the
- * expressions that select them. Back-references (not POSIX ERE, but glibc
- * takes them) make regexec() exponential: refuse them too.
+ * that would expand to more than REGEX_MAX_COPIES nodes beyond one per
+ * character: names are short, and so are the repetitions that select them,
+ * while a list of names ("^(a|b|...)$") may be long but grows only
+ * linearly. Back-references (not POSIX ERE, but glibc takes them) make
+ * regexec() exponential: refuse them too.
  */
-#define REGEX_MAX_NODES 256
+#define REGEX_MAX_COPIES 256
 #define REGEX_MAX_DEPTH 64
 
-static size_t mul_capped(size_t a, size_t b)
+static size_t mul_capped(size_t a, size_t b, size_t max)
 {
-	return b && a > REGEX_MAX_NODES / b ? REGEX_MAX_NODES + 1 : a * b;
+	return b && a > max / b ? max + 1 : a * b;
 }
 
 /* Skip a bracket expression starting at P ('['); returns the next char. */
@@ -142,7 +144,7 @@ static const char *skip_bracket(const char *p)
 }
 
 /* How many copies "{n}", "{n,}", "{n,m}" at P makes; P is advanced. */
-static size_t bound_copies(const char **p)
+static size_t bound_copies(const char **p, size_t max)
 {
 	unsigned long n, m;
 	char *end;
@@ -159,7 +161,7 @@ static size_t bound_copies(const char **p)
 		return 1;	/* not a bound: regcomp() judges it */
 	*p = end;
 	m = m > n ? m : n;
-	return m > REGEX_MAX_NODES ? REGEX_MAX_NODES + 1 : (m ? m : 1);
+	return m > max ? max + 1 : (m ? m : 1);
 }
 
 /* Why glibc should not compile the expression P, or NULL. */
@@ -167,6 +169,7 @@ static const char *regex_problem(const char *p)
 {
 	/* Per open group: nodes so far, and size of its last atom. */
 	size_t total[REGEX_MAX_DEPTH + 1] = { 0 }, last[REGEX_MAX_DEPTH + 1];
+	size_t max = REGEX_MAX_COPIES + strlen(p);
 	size_t depth = 0, copies, grown;
 	bool repeated = false;
 
@@ -195,7 +198,7 @@ static const char *regex_problem(const char *p)
 			copies = 2;
 			break;
 		case '{':
-			copies = bound_copies(&p);
+			copies = bound_copies(&p, max);
 			repeated = *p == '}';
 			break;
 		case '\\':
@@ -209,7 +212,7 @@ static const char *regex_problem(const char *p)
 			break;
 		}
 		if (copies) {
-			grown = mul_capped(last[depth], copies);
+			grown = mul_capped(last[depth], copies, max);
 			total[depth] += grown - last[depth];
 			last[depth] = grown;
 		} else if (*p == '*' || *p == '?') {
@@ -220,7 +223,7 @@ static const char *regex_problem(const char *p)
 			total[depth]++;
 		}
 check:
-		if (total[depth] > REGEX_MAX_NODES)
+		if (total[depth] > max)
 			return "too many repetitions";
 	}
 	return NULL;

@@ -326,6 +326,27 @@ static double now(void)
 }
 
 /* Patterns that make a backtracking glob exponential must stay fast. */
+/* A list of a thousand names, as scripts pass them: long, but no
+ * repetition to multiply, so it must compile and select exactly. */
+TEST(long_name_list)
+{
+	struct name_matcher m;
+	char *re = malloc(20 * 1000 + 8), *p = re;
+	int i;
+
+	p += sprintf(p, "^(");
+	for (i = 0; i < 1000; i++)
+		p += sprintf(p, "%smain\\.f%d", i ? "|" : "", i);
+	sprintf(p, ")$");
+	CHECK_EQ_INT(name_matcher__init(&m, re, true), 0);
+	CHECK(name_matcher__match(&m, "main.f500"));
+	CHECK(name_matcher__match(&m, "main.f999"));
+	CHECK(!name_matcher__match(&m, "main.f1000"));
+	CHECK(!name_matcher__match(&m, "mainxf5"));
+	name_matcher__free(&m);
+	free(re);
+}
+
 TEST(pathological_glob)
 {
 	enum { NAME_LEN = 20000, STARS = 40 };
@@ -365,6 +386,7 @@ int main(void)
 	RUN(regex);
 	RUN(bad_regex);
 	RUN(exact_and_wildcard);
+	RUN(long_name_list);
 	RUN(pathological_glob);
 	return TEST_SUMMARY();
 }
