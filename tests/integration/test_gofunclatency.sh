@@ -1,0 +1,209 @@
+#!/bin/bash
+# gofunclatency against ground truth: the latency fixture times each of
+# its traced calls itself and writes "NAME COUNT TOTAL_NS"; gofunclatency
+# must count exactly the same calls and sum to within 2% of the same total,
+# for every Go version and build form, and the fixture must print and exit
+# the same with and without tracing.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gofunclatency
+PATTERN='^main\.lat[A-Za-z]+$'
+
+# compare_latency TRUTH JSONOUT: counts equal, totals within 2%.
+compare_latency() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+got = {}
+for line in open(sys.argv[2]):
+    if line.startswith("{"):
+        j = json.loads(line)
+        c, t = got.get(j["func"], (0, 0))
+        got[j["func"]] = (c + j["count"], t + j["total_ns"])
+ok = True
+n = 0
+for line in open(sys.argv[1]):
+    name, count, total = line.split()
+    count, total = int(count), int(total)
+    c, t = got.get(name, (0, 0))
+    n += 1
+    if c != count or abs(t - total) > 0.02 * total:
+        print("  %s: fixture %d calls %d ns, tool %d calls %d ns"
+              % (name, count, total, c, t))
+        ok = False
+sys.exit(0 if ok and n >= 9 else 1)
+PY
+}
+
+# Untraced runs: what the fixture prints and how it exits, once per binary.
+untraced() {
+	local f=$1 out=$2
+	"$f" "$TMP/untraced.truth" >"$out" 2>&1
+	echo "exit $?" >>"$out"
+}
+
+# latency_run NAME FIXTURE: trace one run under -p (so that the shell sees
+# the fixture's own exit status) and compare with the fixture's numbers.
+latency_run() {
+	local name=$1 f=$2
+	need_file "$f" || return
+	local out=$TMP/$name.out truth=$TMP/$name.truth fout=$TMP/$name.fixture
+	untraced "$f" "$TMP/$name.untraced"
+	rm -f "$truth" "$TMP/lat.in"
+	mkfifo "$TMP/lat.in"
+	"$f" -wait "$truth" <"$TMP/lat.in" >"$fout" 2>&1 &
+	local fpid=$!
+	exec 7>"$TMP/lat.in"
+	"$TOOL" -j -F -r -p "$fpid" "$PATTERN" >"$out" 2>"$out.err" &
+	local tpid=$!
+	wait_tracing "$out.err"
+	echo go >&7
+	exec 7>&-
+	wait "$fpid"
+	echo "exit $?" >>"$fout"
+	wait "$tpid"
+	sed -i '/^ready$/d' "$fout"
+	if ! grep -q '^Tracing' "$out.err"; then
+		fail "$name" "gofunclatency did not attach: $(head -3 "$out.err")"
+	elif ! cmp -s "$fout" "$TMP/$name.untraced"; then
+		fail "$name" "output or exit status differs: $(tr '\n' ' ' <"$fout")"
+	elif compare_latency "$truth" "$out"; then
+		pass "$name"
+	else
+		fail "$name" "latencies differ from the fixture's own"
+	fi
+}
+
+# wait_tracing FILE: until the tool says it is attached.
+wait_tracing() {
+	for _ in $(seq 200); do
+		grep -q '^Tracing' "$1" 2>/dev/null && return
+		sleep 0.1
+	done
+}
+
+for v in 15 19 21 23 25 27; do
+	for form in default stripped pie cgo; do
+		latency_run "latency-go1.$v-$form" "$FIX/latency-go1.$v-$form"
+	done
+done
+
+# -c: the histogram, bcc's avg line, and the count of one function.
+test_command() {
+	local f=$FIX/latency-go1.23-default out=$TMP/cmd.out truth=$TMP/cmd.truth
+	need_file "$f" || return
+	"$TOOL" -c "$f $truth" 'main.latSleep' >"$out" 2>"$out.err"
+	local rc=$? want
+	want=$(awk '$1 == "main.latSleep" { print $2 }' "$truth" 2>/dev/null)
+	if [[ $rc -eq 0 && -n $want ]] &&
+		grep -q '^Tracing 1 functions for "main.latSleep"... Hit Ctrl-C to end.$' "$out" &&
+		grep -qE '^ +nsecs +: count +distribution$' "$out" &&
+		grep -qE "^avg = [0-9]+ nsecs, total: [0-9]+ nsecs, count: $want\$" "$out" &&
+		grep -q '^Detaching...$' "$out"; then
+		pass "-c: histogram and avg line"
+	else
+		fail "-c" "exit $rc, want count ${want:-?}: $(tail -4 "$out") $(head -2 "$out.err")"
+	fi
+}
+test_command
+
+# -F with several functions: "Function = NAME" before each histogram.
+test_per_function() {
+	local f=$FIX/latency-go1.21-pie out=$TMP/F.out
+	need_file "$f" || return
+	"$TOOL" -F -r -c "$f $TMP/F.truth" '^main\.lat(Sleep|Chan)$' >"$out" 2>"$out.err"
+	if [[ $(grep -c '^Function = main\.lat\(Sleep\|Chan\)$' "$out") -eq 2 &&
+		$(grep -c '^avg = ' "$out") -eq 2 ]]; then
+		pass "-F: one histogram per function"
+	else
+		fail "-F" "$(grep -E '^(Function|avg)' "$out") $(head -2 "$out.err")"
+	fi
+}
+test_per_function
+
+# -u and -m: the unit label, and the average in that unit, against the
+# fixture's own average (2% and rounding).
+test_units() {
+	local f=$FIX/latency-go1.19-default flag unit div out truth avg want
+	need_file "$f" || return
+	for flag in u m; do
+		if [[ $flag == u ]]; then unit=usecs div=1000; else unit=msecs div=1000000; fi
+		out=$TMP/unit-$flag.out truth=$TMP/unit-$flag.truth
+		"$TOOL" -$flag -c "$f $truth" 'main.latSleep' >"$out" 2>"$out.err"
+		avg=$(sed -nE "s/^avg = ([0-9]+) $unit, total: [0-9]+ $unit, count: 6000\$/\\1/p" "$out")
+		want=$(awk -v d=$div '$1 == "main.latSleep" { print $3 / $2 / d }' "$truth" 2>/dev/null)
+		if grep -qE "^ +$unit +: count" "$out" && [[ -n $avg && -n $want ]] &&
+			awk -v a="$avg" -v w="$want" 'BEGIN { exit !(a >= w * 0.98 - 1 && a <= w * 1.02 + 1) }'; then
+			pass "-$flag: $unit"
+		else
+			fail "-$flag" "fixture avg ${want:-?} $unit: $(grep -E '^(avg| +[um]?secs)' "$out") $(head -2 "$out.err")"
+		fi
+	done
+}
+test_units
+
+# -i and -d with -T: one timestamped histogram per interval.
+test_interval() {
+	local f=$FIX/latency-go1.25-default out=$TMP/int.out
+	need_file "$f" || return
+	rm -f "$TMP/int.in"
+	mkfifo "$TMP/int.in"
+	"$f" -wait "$TMP/int.truth" <"$TMP/int.in" >/dev/null &
+	local fpid=$!
+	exec 7>"$TMP/int.in"
+	"$TOOL" -T -i 1 -d 3 -p "$fpid" 'main.latSleep' >"$out" 2>"$out.err"
+	local rc=$?
+	exec 7>&-
+	wait "$fpid" 2>/dev/null
+	local stamps
+	stamps=$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} *$' "$out")
+	if [[ $rc -eq 0 && $stamps -eq 3 ]]; then
+		pass "-i 1 -d 3 -T"
+	else
+		fail "-i 1 -d 3 -T" "exit $rc, $stamps stamps: $(head -2 "$out.err")"
+	fi
+}
+test_interval
+
+# bad_input NAME WANT TOOL-ARGS...: exits non-zero with one line on stderr
+# that matches WANT.
+bad_input() {
+	local name=$1 want=$2
+	shift 2
+	"$TOOL" "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"
+	local rc=$?
+	if [[ $rc -ne 0 && $(wc -l <"$TMP/bad.err") -eq 1 ]] &&
+		grep -qE -e "$want" "$TMP/bad.err"; then
+		pass "bad input: $name"
+	else
+		fail "bad input: $name" "exit $rc: $(cat "$TMP/bad.err")"
+	fi
+}
+bad_input "no pattern" 'no pattern given' -p 1
+bad_input "-u with -m" '-u and -m' -u -m -p 1 'main.x'
+bad_input "bad interval" 'invalid interval' -i x -p 1 'main.x'
+bad_input "no such pid" 'no such process' -p 999999999 'main.x'
+bad_input "no match" "no functions match 'main.nothing'" \
+	-c "$FIX/latency-go1.27-default $TMP/x" 'main.nothing'
+bad_input "not a Go binary" 'gofunclatency: .*' -c "/bin/true" 'main.x'
+bad_input "gccgo" 'gccgo binaries are not supported yet' \
+	-c "$FIX/count-gccgo $TMP/x" 'main.add'
+# A function that never returns is named on stderr and left out; with
+# nothing left, an error.
+test_no_return() {
+	local f=$FIX/latency-go1.27-default
+	need_file "$f" || return
+	"$TOOL" -c "$f $TMP/x" 'runtime.goexit' >"$TMP/nr.out" 2>"$TMP/nr.err"
+	local rc=$?
+	if [[ $rc -ne 0 ]] && grep -q '^runtime.goexit: no return instruction, not traced$' "$TMP/nr.err" &&
+		[[ $(grep -c '^gofunclatency: ' "$TMP/nr.err") -eq 1 ]]; then
+		pass "no return: reported"
+	else
+		fail "no return" "exit $rc: $(cat "$TMP/nr.err")"
+	fi
+}
+test_no_return
+
+no_latency_links_left() {
+	! bpftool link list 2>/dev/null | grep -qE 'uprobe_multi|perf_event.*call_(entry|exit)'
+}
+check "no probe left attached" no_latency_links_left
+finish
