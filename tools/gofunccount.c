@@ -10,40 +10,23 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "command.h"
 #include "error.h"
 #include "func_probes.h"
-#include "go_binary.h"
 #include "json.h"
-#include "probe_spec.h"
-#include "target.h"
+#include "tool.h"
 #include "uprobes.h"
 #include "gofunccount.h"
 #include "gofunccount.skel.h"
 
 #define TOOL "gofunccount"
 
-static struct env {
-	pid_t pid;
-	const char *cmd;
-	long interval;
-	long duration;
-	bool timestamp;
-	bool regex;
-	bool verbose;
-	bool json;
-	const char *spec;
-} env;
+static struct tool_options env;
 
 const char *argp_program_version = TOOL " 0.1";
 static const char doc[] =
@@ -81,92 +64,9 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* A bad option value: one line naming it, and the usage exit status. */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", TOOL);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see %s -h)\n", TOOL);
-	exit(2);
-}
-
-static long parse_positive(const char *arg, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
-		usage_error("invalid %s: %s", what, arg);
-	return v;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	switch (key) {
-	case 'p':
-		env.pid = parse_positive(arg, "PID");
-		break;
-	case 'c':
-		env.cmd = arg;
-		break;
-	case 'i':
-		env.interval = parse_positive(arg, "interval");
-		break;
-	case 'd':
-		env.duration = parse_positive(arg, "duration");
-		break;
-	case 'T':
-		env.timestamp = true;
-		break;
-	case 'r':
-		env.regex = true;
-		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'j':
-		env.json = true;
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
-	case ARGP_KEY_ARG:
-		if (env.spec)
-			usage_error("unexpected argument: %s (one pattern only)", arg);
-		env.spec = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!env.spec)
-			usage_error("no pattern given");
-		if (env.pid && env.cmd)
-			usage_error("-p and -c cannot be used together");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	if (!env.verbose || level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, args);
-}
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
+	return tool__parse_arg(&env, key, arg, state);
 }
 
 /* One output line: a function, or all inlined copies of one. */
@@ -354,117 +254,62 @@ static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
 		err = gofunccount_bpf__load(obj);
 	if (err) {
 		gofunccount_bpf__destroy(obj);
-		if (err == -EPERM || err == -EACCES)
-			return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
-		return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+		return tool__load_error(err);
 	}
 	*out = obj;
 	return 0;
 }
 
-/* Sleep until the next interval, the end of the duration, Ctrl-C or the
- * end of the traced process. Returns true when tracing should end. */
-static bool wait_for_tick(struct command *cmd, struct timespec *next_tick,
-			  const struct timespec *end, const char **why)
-{
-	struct timespec now, step = { 0, 100 * 1000 * 1000 };
-
-	for (;;) {
-		if (exiting)
-			return true;
-		if (env.cmd && command__exited(cmd))
-			return true;
-		if (env.pid && !target__pid_alive(env.pid)) {
-			*why = "exited";
-			return true;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (end->tv_sec && (now.tv_sec > end->tv_sec ||
-		    (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec)))
-			return true;
-		if (next_tick->tv_sec && (now.tv_sec > next_tick->tv_sec ||
-		    (now.tv_sec == next_tick->tv_sec &&
-		     now.tv_nsec >= next_tick->tv_nsec))) {
-			next_tick->tv_sec += env.interval;
-			return false;
-		}
-		nanosleep(&step, NULL);
-	}
-}
-
 static int trace(struct gofunccount_bpf *obj, struct counter_table *t,
-		 struct command *cmd, size_t nfuncs)
+		 struct tool_target *target, size_t nfuncs)
 {
-	struct timespec start, next_tick = { 0 }, end = { 0 };
-	const char *why = NULL;
 	int map_fd = bpf_map__fd(obj->maps.counts);
 	FILE *msg = env.json ? stderr : stdout;
+	struct tool_clock clock;
+	bool last, target_exited;
 	int err;
 
 	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
 		nfuncs, env.spec);
 	fflush(msg);
-	if (env.cmd) {
-		err = command__release(cmd);
-		if (err)
-			return err;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (env.interval) {
-		next_tick = start;
-		next_tick.tv_sec += env.interval;
-	}
-	if (env.duration) {
-		end = start;
-		end.tv_sec += env.duration;
-	}
-	for (;;) {
-		bool last = wait_for_tick(cmd, &next_tick, &end, &why);
-
+	err = tool_target__release(target, &env);
+	if (err)
+		return err;
+	tool_clock__start(&clock, &env);
+	do {
+		last = tool_clock__wait(&clock, &env, target, &target_exited);
 		err = counter_table__read(t, map_fd);
 		if (err)
 			return err;
 		print_rows(t);
-		if (last)
-			break;
-	}
+	} while (!last);
 	fprintf(msg, "Detaching...\n");
-	if (why)
-		return gt_error(-ESRCH, "process %d %s", env.pid, why);
+	if (target_exited)
+		return gt_error(-ESRCH, "process %d exited", env.pid);
 	return 0;
 }
 
-/* Resolve, open and search the target; fills PATH (what to attach to). */
-static int find_probes(pid_t pid, const char *cmd_path, char *path,
-		       size_t path_len, struct go_binary **bin,
+/* The probes for the pattern; an error when there are none. */
+static int find_probes(const struct tool_target *target,
 		       struct func_probes *fp)
 {
-	struct probe_spec spec;
 	int err;
 
-	err = probe_spec__parse(env.spec, pid || cmd_path, &spec);
+	err = func_probes__collect(target->bin, target->pattern, env.regex, fp);
 	if (err)
 		return err;
-	if (!spec.binary && cmd_path) {
-		snprintf(path, path_len, "%s", cmd_path);
-		err = 0;
-	} else {
-		err = target__resolve(spec.binary, cmd_path ? 0 : pid, path,
-				      path_len);
-	}
-	if (!err)
-		err = go_binary__open(path, bin);
-	if (!err) {
-		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
-		if (!err && fp->n == 0 && fp->nrefused)
-			err = gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
-				       spec.pattern, path);
-		else if (!err && fp->n == 0)
-			err = gt_error(-ENOENT, "no functions match '%s' in %s",
-				       spec.pattern, path);
-	}
-	probe_spec__free(&spec);
-	return err;
+	if (fp->n == 0 && fp->nrefused)
+		return gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
+				target->pattern, target->path);
+	if (fp->n == 0)
+		return gt_error(-ENOENT, "no functions match '%s' in %s",
+				target->pattern, target->path);
+	if (env.verbose)
+		print_probes(fp);
+	else if (fp->nrefused)
+		fprintf(stderr, "%s: %zu call sites left out: the kernel cannot probe their instructions (-v lists them)\n",
+			TOOL, fp->nrefused);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -475,65 +320,39 @@ int main(int argc, char **argv)
 		.args_doc = "[BINARY:]PATTERN",
 		.doc = doc,
 	};
-	struct command cmd = { .pid = 0, .gate_fd = -1 };
+	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct counter_table table = { 0 };
 	struct gofunccount_bpf *obj = NULL;
 	struct uprobes *probes = NULL;
-	struct go_binary *bin = NULL;
 	uint64_t *offsets = NULL, *cookies = NULL;
-	char path[4096];
-	pid_t tgid;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	if (env.duration && !env.interval)
-		env.interval = env.duration;
-	libbpf_set_print(libbpf_print);
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
-
-	if (env.pid && !target__pid_alive(env.pid)) {
-		fprintf(stderr, "%s: no such process: %d\n", TOOL, env.pid);
-		return 1;
-	}
-	if (env.cmd) {
-		err = command__start(env.cmd, &cmd);
-		if (err)
-			goto out;
-	}
-	tgid = env.cmd ? cmd.pid : env.pid;
-	err = find_probes(env.pid, env.cmd ? cmd.path : NULL, path,
-			  sizeof(path), &bin, &fp);
-	if (err)
-		goto out;
-	if (env.verbose)
-		print_probes(&fp);
-	else if (fp.nrefused)
-		fprintf(stderr, "%s: %zu call sites left out: the kernel cannot probe their instructions (-v lists them)\n",
-			TOOL, fp.nrefused);
-	err = counter_table__init(&table, &fp);
+	tool__init(&env);
+	err = tool_target__open(&target, &env);
+	if (!err)
+		err = find_probes(&target, &fp);
+	if (!err)
+		err = counter_table__init(&table, &fp);
 	if (!err)
 		err = make_cookies(&fp, &table, &offsets, &cookies);
 	if (!err)
-		err = load_bpf(&obj, tgid, table.nrows);
+		err = load_bpf(&obj, target.tgid, table.nrows);
 	if (!err)
-		err = uprobes__attach(obj->progs.count_call, path, tgid,
-				      offsets, cookies, fp.n, &probes);
+		err = uprobes__attach(obj->progs.count_call, target.path,
+				      target.tgid, offsets, cookies, fp.n,
+				      &probes);
 	if (!err)
-		err = trace(obj, &table, &cmd, fp.nfuncs);
-out:
+		err = trace(obj, &table, &target, fp.nfuncs);
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
-	if (env.cmd)
-		command__kill(&cmd);
 	free(offsets);
 	free(cookies);
 	counter_table__free(&table);
 	func_probes__free(&fp);
-	go_binary__close(bin);
+	tool_target__close(&target);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
 		return 1;
