@@ -9,11 +9,14 @@
 #      stripped Go binary (bench/attach.sh)
 #   2. cost per traced call of a small function (bench/percall.sh)
 #   3. peak RSS of the tracers (bench/rss.sh)
+#   4. gofunclatency: cost per timed call against bpftrace and an empty BPF
+#      program, and its memory over a million calls (bench/latency.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
 # BENCH_CALLS (calls per loop run, 200000), BENCH_ROUNDS (3), BENCH_BIN (the
-# binary of section 1; default esbuild-latest, else the largest fixture).
+# binary of section 1; default esbuild-latest, else the largest fixture),
+# BENCH_LAT_CALLS (calls of section 4b, 1000000).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +26,7 @@ FIX=${GT_FIXTURES:-$BUILD/fixtures}
 die() { echo "bench: $*" >&2; exit 1; }
 
 export GOFUNCCOUNT=${GOFUNCCOUNT:-$BUILD/gofunccount}
+export GOFUNCLATENCY=${GOFUNCLATENCY:-$BUILD/gofunclatency}
 export FLOOR=$BUILD/bench/uprobe_floor
 export MEASURE=$ROOT/bench/measure.py
 export BENCH_TIMEOUT=${BENCH_TIMEOUT:-120}
@@ -30,7 +34,7 @@ export BENCH_CALLS=${BENCH_CALLS:-200000}
 export BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 
 [[ $(id -u) -eq 0 ]] || die "run as root (uprobes need CAP_BPF and CAP_PERFMON)"
-for f in "$GOFUNCCOUNT" "$FLOOR"; do
+for f in "$GOFUNCCOUNT" "$GOFUNCLATENCY" "$FLOOR"; do
 	[[ -x $f ]] || die "missing $f: run make all $BUILD/bench/uprobe_floor"
 done
 command -v bpftrace >/dev/null || die "bpftrace not installed"
@@ -72,10 +76,11 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 # so the attach runs, the longest of them last, come at the end.
 "$ROOT/bench/percall.sh"
 "$ROOT/bench/rss.sh"
+"$ROOT/bench/latency.sh"
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3; do
+for s in 1 2 3 4a 4b; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done
