@@ -2,25 +2,58 @@
 /*
  * Time Go function calls: an entry probe stores a timestamp per call in
  * flight, the probes on every exit of the function (RET, tail JMP) take it
- * out and add the elapsed time to a log2 histogram.
+ * out and add the elapsed time to a log2 histogram. Keys carry the tgid, so
+ * two processes of one binary never mix.
  *
- * Pairing. A call is keyed by {goid, function, depth}, depth being
- * stack.hi - SP of the goroutine at entry (SP at the stack check's jbe, at
- * the entry byte and at every RET or tail JMP is the same, the return
- * address on top). Never by thread: a goroutine may block on one thread
- * and return on another. Recursive frames differ in depth. When the stack
- * is copied mid-call, SP and stack.hi move together, so the depth holds.
+ * Pairing in gc binaries. A call is keyed by {goid, function, depth},
+ * depth being stack.hi - SP of the goroutine at entry (SP at the stack
+ * check's jbe, at the entry byte and at every RET or tail JMP is the same,
+ * the return address on top). Never by thread: a goroutine may block on
+ * one thread and return on another. Recursive frames differ in depth. When
+ * the stack is copied mid-call, SP and stack.hi move together, so the depth
+ * holds.
  *
- * Why stale keys are harmless. A panic that unwinds through a traced frame
- * and runtime.Goexit leave its entry in the map without a RET. For that key
- * to be paired with a later exit, the same goroutine (goids are never
- * reused) must leave the same function at the same depth; but that frame
- * was itself entered after the unwinding, and its entry overwrote the key
- * with its own timestamp. So no exit is ever paired with an older call.
+ * Why stale keys are harmless there. A panic that unwinds through a traced
+ * frame and runtime.Goexit leave its entry in the map without a RET. For
+ * that key to be paired with a later exit, the same goroutine (goids are
+ * never reused) must leave the same function at the same depth; but that
+ * frame was itself entered after the unwinding, and its entry overwrote the
+ * key with its own timestamp. So no exit is ever paired with an older call.
  * Entries of goroutines that are gone are never looked up again; the LRU
  * map forgets them when it fills. A recovered panic resumes a frame above
  * at its deferreturn, which then leaves through its own RET, as a normal
  * return would.
+ *
+ * Pairing in gccgo binaries (sp_keyed). gccgo never copies a stack: a
+ * goroutine runs on split-stack segments that __morestack allocates and
+ * that stay where they are, and every thread and segment is its own memory.
+ * So while a frame is live no other live frame of the process has its
+ * return address at the same place, and {function, SP at entry} names the
+ * call, whatever thread it resumes on; no goid and no g are needed (libgo's
+ * TLS runtime.g is hard to reach from BPF). The entry probe sits where SP is
+ * still the caller's (the entry byte, or the prologue's emulated jump before
+ * any push), and every RET or tail JMP that leaves the frame sees that SP.
+ *
+ * The split-stack prologue is
+ *	cmp %fs:0x70,%rsp; jae body        (or jb to an out-of-line block)
+ *	mov $frame,%r10; mov $args,%r11; call __morestack; ret; body: ...
+ * and runs once per call. When the segment is too small, __morestack
+ * switches to a new one and calls the body (the byte after that `ret`).
+ * The body's RETs then leave it into __morestack at an SP of the new
+ * segment: not the SP this call was entered at, so no pair. __morestack
+ * comes back on the old segment to the `ret`, which leaves the frame at the
+ * entry SP: the pair. Both RETs are probed (the exit sweep covers the whole
+ * body).
+ *
+ * Stale keys. A panic unwinding a traced frame, or runtime.Goexit, leaves
+ * {f, SP} behind. A later exit of f at that SP belongs to a frame that
+ * either was entered at that SP, whose entry overwrote the key, or is a
+ * body called by __morestack, the only frame of f that leaves at an SP it
+ * was not entered at. The latter finds the return address on top of its
+ * stack pointing into __morestack, while the stale key holds the return
+ * address seen at its entry, which __morestack never is (it calls past the
+ * entry probe). So an exit pairs only when the return address it sees is
+ * the one stored at entry, and no exit is paired with an older call.
  *
  * Memory does not grow with the number of calls: the map holds calls in
  * flight (bounded, LRU), the histograms are a fixed per-CPU array.
@@ -36,12 +69,13 @@ const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
 const volatile bool per_function = false;
 const volatile __u64 unit_div = 1;	/* nsecs 1, usecs 1000, msecs 10^6 */
+const volatile bool sp_keyed = false;	/* gccgo: calls keyed by SP alone */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct call_key);
-	__type(value, __u64);
+	__type(value, struct call_start);
 } starts SEC(".maps");
 
 struct {
@@ -79,8 +113,14 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
 	__u64 g, hi = 0;
 
+	key->func = COOKIE_INDEX(cookie);
+	key->tgid = bpf_get_current_pid_tgid() >> 32;
+	if (sp_keyed) {
+		key->goid = 0;
+		key->frame = sp;
+		return true;
+	}
 	g = current_g(r14, cookie);
-
 	if (!g)
 		return false;
 	if (bpf_probe_read_user(&key->goid, sizeof(key->goid),
@@ -88,10 +128,19 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 		return false;
 	if (bpf_probe_read_user(&hi, sizeof(hi), (void *)(g + stack_hi_offset)))
 		return false;
-	key->depth = hi - sp;
-	key->func = COOKIE_INDEX(cookie);
-	key->pad = 0;
+	key->frame = hi - sp;
 	return true;
+}
+
+/* The return address on top of the stack (gccgo only; 0 otherwise). */
+static __always_inline __u64 return_address(struct pt_regs *ctx)
+{
+	__u64 ret = 0;
+
+	if (sp_keyed)
+		bpf_probe_read_user(&ret, sizeof(ret),
+				    (void *)BPF_CORE_READ(ctx, sp));
+	return ret;
 }
 
 static __always_inline bool other_process(void)
@@ -119,7 +168,8 @@ static __always_inline __u32 log2_slot(__u64 v)
 SEC("uprobe")
 int call_entry(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), ts;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct call_start start;
 	struct call_key key;
 
 	if (other_process())
@@ -129,8 +179,9 @@ int call_entry(struct pt_regs *ctx)
 		return 0;
 	if (!call_key_make(ctx, cookie, &key))
 		return 0;
-	ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&starts, &key, &ts, BPF_ANY);
+	start.ret = return_address(ctx);
+	start.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&starts, &key, &start, BPF_ANY);
 	return 0;
 }
 
@@ -140,17 +191,21 @@ int call_exit(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx), now = bpf_ktime_get_ns();
 	struct call_key key;
 	struct hist *h;
-	__u64 *tsp, delta;
+	struct call_start *start;
+	__u64 delta;
 	__u32 idx, slot;
 
 	if (other_process())
 		return 0;
 	if (!call_key_make(ctx, cookie, &key))
 		return 0;
-	tsp = bpf_map_lookup_elem(&starts, &key);
-	if (!tsp)
+	start = bpf_map_lookup_elem(&starts, &key);
+	if (!start)
 		return 0;	/* entered before we attached */
-	delta = now - *tsp;
+	/* gccgo: a body called by __morestack, not the frame of this key */
+	if (start->ret != return_address(ctx))
+		return 0;
+	delta = now - start->ts;
 	bpf_map_delete_elem(&starts, &key);
 	idx = per_function ? key.func : 0;
 	h = bpf_map_lookup_elem(&hists, &idx);

@@ -22,13 +22,22 @@
 	((((__u64)(skip) & 0xffff) << 32) | (__u32)(idx) | \
 	 ((r14) ? COOKIE_G_IN_R14 : 0))
 
-/* One call in flight: the goroutine, the function, and the stack depth
- * (stack.hi - SP at entry, which stack copying preserves). */
+/* One call in flight: the process, the function, and the frame. For gc
+ * binaries the frame is {goid, stack.hi - SP at entry} (the depth, which
+ * stack copying preserves); for gccgo it is {0, SP at entry}: its stacks
+ * never move (see gofunclatency.bpf.c). */
 struct call_key {
 	__u64 goid;
-	__u64 depth;
+	__u64 frame;
 	__u32 func;
-	__u32 pad;
+	__u32 tgid;
+};
+
+/* When a call started, and (gccgo only, else 0) the return address on top
+ * of the stack at its entry. */
+struct call_start {
+	__u64 ts;
+	__u64 ret;
 };
 
 /* One log2 histogram of latencies in the chosen unit, with the total (in

@@ -4,13 +4,16 @@
  *
  * No uretprobes (they break when Go copies a stack). Each function gets an
  * entry probe where SP equals SP at entry (the stack check's jbe, counted
- * only when the jump to morestack is not taken, or else the entry byte)
+ * only when the jump to morestack is not taken; for gccgo the split-stack
+ * prologue's jae/jb, counted always; or else the entry byte)
  * and one probe on each of its exits (every RET, every tail JMP), found by
  * disassembling its body (lib/exit_sites.h). Calls are paired per
- * goroutine and stack depth in BPF (see bpf/gofunclatency.bpf.c).
+ * goroutine and stack depth in BPF, or for gccgo, whose stacks never move,
+ * per SP at entry (see bpf/gofunclatency.bpf.c).
  */
 #include <argp.h>
 #include <errno.h>
+#include <capstone/capstone.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -65,7 +68,7 @@ static const char doc[] =
 "-c CMD. Calls are paired per goroutine, so a call that blocks and resumes\n"
 "on another thread is timed right; calls that a panic unwinds or that end\n"
 "in runtime.Goexit are not completed calls and are not counted. gccgo\n"
-"binaries are not supported yet.\n"
+"programs work too: 'go:fmt.Println' names fmt.Println in libgo.\n"
 "\n"
 "EXAMPLES:\n"
 "    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
@@ -74,7 +77,8 @@ static const char doc[] =
 "    gofunclatency -F -p 181 'main.*'       # one histogram per function\n"
 "    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
-"    gofunclatency -j -c ./app 'main.work'  # JSON lines\n";
+"    gofunclatency -j -c ./app 'main.work'  # JSON lines\n"
+"    gofunclatency -p 181 'go:fmt.Println'  # gccgo: fmt.Println in libgo\n";
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
@@ -287,6 +291,74 @@ static bool g_in_r14(const struct go_binary *bin,
 	return false;
 }
 
+/*
+ * Do the instructions of FN before ADDR leave SP as it was at entry? They
+ * must decode as straight-line code ending exactly at ADDR, with no jump,
+ * call or return and nothing that writes RSP. Anything capstone cannot
+ * show counts as no: the caller then probes the entry byte, which is
+ * always right, only slower.
+ */
+static bool sp_unchanged_before(const struct go_binary *bin,
+				const struct go_func *fn, uint64_t addr)
+{
+	const uint8_t *code;
+	size_t len = addr - fn->addr, size;
+	uint64_t pc = fn->addr;
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, i;
+	cs_insn *insn;
+	bool ok = true;
+	csh cs;
+
+	if (addr <= fn->addr || elf_file__read_vaddr(bin->elf, fn->addr, len, &code))
+		return false;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return false;
+	insn = NULL;
+	if (cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(insn = cs_malloc(cs)))
+		ok = false;
+	size = len;
+	while (ok && size) {
+		if (!cs_disasm_iter(cs, &code, &size, &pc, insn) ||
+		    cs_insn_group(cs, insn, CS_GRP_JUMP) ||
+		    cs_insn_group(cs, insn, CS_GRP_CALL) ||
+		    cs_insn_group(cs, insn, CS_GRP_RET) ||
+		    cs_insn_group(cs, insn, CS_GRP_INT) ||
+		    cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+			ok = false;
+			break;
+		}
+		for (i = 0; i < nwr; i++)
+			if (wr[i] == X86_REG_RSP || wr[i] == X86_REG_ESP ||
+			    wr[i] == X86_REG_SP || wr[i] == X86_REG_SPL)
+				ok = false;
+	}
+	ok = ok && pc == addr;
+	if (insn)
+		cs_free(insn, 1);
+	cs_close(&cs);
+	return ok;
+}
+
+/*
+ * Where SP at the entry probe is SP at entry, as the exits see it. gc: the
+ * stack check's jump (counted when not taken: morestack restarts the
+ * function) or the entry byte. gccgo: the split-stack prologue runs once
+ * per call (__morestack calls the body past it), so any site counted
+ * always, before the first change of SP, will do: usually the emulated
+ * jae/jb after `cmp %fs:0x70,%rsp`.
+ */
+static bool entry_site_ok(const struct go_binary *bin, const struct go_func *fn,
+			  const struct probe_site *site)
+{
+	if (site->addr == fn->addr && !site->skip_flags)
+		return true;
+	if (!bin->is_gccgo)
+		return site->kind == PROBE_SITE_STACK_CHECK;
+	return !site->skip_flags && sp_unchanged_before(bin, fn, site->addr);
+}
+
 /* The entry probe and the exit probes of one function. Returns 1 when the
  * function has no exit (reported, left out), 0 when added. */
 static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
@@ -306,7 +378,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 				(unsigned long long)p->func_addr);
 	/* An emulated site after a push sees another SP than the exits:
 	 * take the entry byte. */
-	if (site.kind != PROBE_SITE_STACK_CHECK && site.addr != fn->addr) {
+	if (!entry_site_ok(bin, fn, &site)) {
 		site = (struct probe_site){ .addr = fn->addr,
 					    .kind = PROBE_SITE_ENTRY };
 		err = elf_file__vaddr_to_offset(bin->elf, fn->addr, &offset);
@@ -326,9 +398,11 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 	row = row_find_or_add(plan, p->name);
 	r14 = g_in_r14(bin, layout, fn, &site);
 	if (env.verbose)
-		fprintf(stderr, "probe %s entry at 0x%llx (%s), g from %s\n",
+		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
 			p->name, (unsigned long long)site.addr,
-			probe_site_kind__str(site.kind), r14 ? "R14" : "TLS");
+			probe_site_kind__str(site.kind),
+			bin->is_gccgo ? "keyed by SP" :
+			r14 ? "g from R14" : "g from TLS");
 	err = probe_list__add(&plan->entries, offset,
 			      COOKIE_MAKE(row, site.skip_flags, r14));
 	for (i = 0; i < nexits && !err; i++) {
@@ -475,7 +549,8 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 }
 
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
-		    const struct goroutine_layout *layout, size_t nhists)
+		    const struct goroutine_layout *layout, bool sp_keyed,
+		    size_t nhists)
 {
 	struct gofunclatency_bpf *obj;
 	int err;
@@ -489,6 +564,7 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->tls_g_offset = layout->tls_g_offset;
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
+	obj->rodata->sp_keyed = sp_keyed;
 	err = bpf_map__set_max_entries(obj->maps.hists, nhists);
 	if (!err)
 		err = uprobes__prepare(obj->progs.call_entry);
@@ -598,8 +674,6 @@ static int find_probes(pid_t pid, const char *cmd_path, char *path,
 	}
 	if (!err)
 		err = go_binary__open(path, bin);
-	if (!err && (*bin)->is_gccgo)
-		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet", path);
 	if (!err) {
 		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
 		if (!err && fp->n == 0)
@@ -621,7 +695,7 @@ int main(int argc, char **argv)
 	struct command cmd = { .pid = 0, .gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct latency_plan plan = { 0 };
-	struct goroutine_layout layout;
+	struct goroutine_layout layout = { 0 };
 	struct gofunclatency_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
 	struct go_binary *bin = NULL;
@@ -651,7 +725,8 @@ int main(int argc, char **argv)
 	tgid = env.cmd ? cmd.pid : env.pid;
 	err = find_probes(env.pid, env.cmd ? cmd.path : NULL, path,
 			  sizeof(path), &bin, &fp);
-	if (!err)
+	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
+	if (!err && !bin->is_gccgo)
 		err = goroutine_layout__find(bin, &layout);
 	if (!err)
 		err = latency_plan__init(&plan, bin, &layout, &fp);
@@ -659,7 +734,7 @@ int main(int argc, char **argv)
 		goto out;
 	if (env.per_function)
 		nhists = plan.nrows;
-	err = load_bpf(&obj, tgid, &layout, nhists);
+	err = load_bpf(&obj, tgid, &layout, bin->is_gccgo, nhists);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_entry, path, tgid,
 				      plan.entries.offsets, plan.entries.cookies,
