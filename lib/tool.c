@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "error.h"
 #include "probe_spec.h"
@@ -212,7 +213,8 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 
 int tool__load_error(int err)
 {
-	if (err == -EPERM || err == -EACCES)
+	/* Root can get EACCES too: from the verifier. */
+	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 		return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
 	return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
 }

@@ -14,9 +14,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <capstone/capstone.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +21,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "command.h"
 #include "error.h"
 #include "exit_sites.h"
 #include "func_probes.h"
@@ -32,8 +28,7 @@
 #include "goroutine.h"
 #include "histogram.h"
 #include "json.h"
-#include "probe_spec.h"
-#include "target.h"
+#include "tool.h"
 #include "uprobes.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
@@ -41,18 +36,10 @@
 #define TOOL "gofunclatency"
 
 static struct env {
-	pid_t pid;
-	const char *cmd;
-	long interval;
-	long duration;
-	bool timestamp;
-	bool per_function;
-	bool regex;
-	bool verbose;
-	bool json;
-	const char *unit;
+	struct tool_options tool;
+	bool per_function;		/* -F */
+	const char *unit;		/* -u, -m */
 	unsigned long long unit_div;
-	const char *spec;
 } env = { .unit = "nsecs", .unit_div = 1 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -96,36 +83,10 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* A bad option value: one line naming it, and the usage exit status. */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", TOOL);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see %s -h)\n", TOOL);
-	exit(2);
-}
-
-static long parse_positive(const char *arg, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
-		usage_error("invalid %s: %s", what, arg);
-	return v;
-}
-
 static void set_unit(const char *unit, unsigned long long div)
 {
 	if (env.unit_div != 1 && env.unit_div != div)
-		usage_error("-u and -m cannot be used together");
+		tool__usage_error("-u and -m cannot be used together");
 	env.unit = unit;
 	env.unit_div = div;
 }
@@ -133,72 +94,18 @@ static void set_unit(const char *unit, unsigned long long div)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
-	case 'p':
-		env.pid = parse_positive(arg, "PID");
-		break;
-	case 'c':
-		env.cmd = arg;
-		break;
 	case 'u':
 		set_unit("usecs", 1000);
-		break;
+		return 0;
 	case 'm':
 		set_unit("msecs", 1000000);
-		break;
-	case 'i':
-		env.interval = parse_positive(arg, "interval");
-		break;
-	case 'd':
-		env.duration = parse_positive(arg, "duration");
-		break;
-	case 'T':
-		env.timestamp = true;
-		break;
+		return 0;
 	case 'F':
 		env.per_function = true;
-		break;
-	case 'r':
-		env.regex = true;
-		break;
-	case 'v':
-		env.verbose = true;
-		break;
-	case 'j':
-		env.json = true;
-		break;
-	case 'h':
-		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
-		break;
-	case ARGP_KEY_ARG:
-		if (env.spec)
-			usage_error("unexpected argument: %s (one pattern only)", arg);
-		env.spec = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!env.spec)
-			usage_error("no pattern given");
-		if (env.pid && env.cmd)
-			usage_error("-p and -c cannot be used together");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	if (!env.verbose || level == LIBBPF_DEBUG)
 		return 0;
-	return vfprintf(stderr, fmt, args);
-}
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
+	default:
+		return tool__parse_arg(&env.tool, key, arg, state);
+	}
 }
 
 /* A traced function (one per distinct name) and its histogram as last
@@ -397,7 +304,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 	}
 	row = row_find_or_add(plan, p->name);
 	r14 = g_in_r14(bin, layout, fn, &site);
-	if (env.verbose)
+	if (env.tool.verbose)
 		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
 			p->name, (unsigned long long)site.addr,
 			probe_site_kind__str(site.kind),
@@ -412,7 +319,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 				       p->name, (unsigned long long)exits[i].addr);
 			break;
 		}
-		if (env.verbose)
+		if (env.tool.verbose)
 			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
@@ -443,12 +350,12 @@ static int latency_plan__init(struct latency_plan *plan,
 		if (err < 0)
 			return err;
 	}
-	if (ninlined && env.verbose)
+	if (ninlined && env.tool.verbose)
 		fprintf(stderr, "%zu inlined copies not traced (no call to time)\n",
 			ninlined);
 	if (!plan->nrows)
 		return gt_error(-ENOENT, "no function matching '%s' can be timed",
-				env.spec);
+				env.tool.spec);
 	return 0;
 }
 
@@ -529,9 +436,9 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 	size_t i;
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
-	if (!env.json) {
+	if (!env.tool.json) {
 		printf("\n");
-		if (env.timestamp)
+		if (env.tool.timestamp)
 			printf("%-8s\n", ts);
 	}
 	for (i = 0; i < nhists; i++) {
@@ -540,7 +447,7 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 
 		if (env.per_function && !h->count)
 			continue;
-		if (env.json)
+		if (env.tool.json)
 			print_hist_json(ts, name, h);
 		else
 			print_hist(name, h);
@@ -574,113 +481,53 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		err = gofunclatency_bpf__load(obj);
 	if (err) {
 		gofunclatency_bpf__destroy(obj);
-		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
-			return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
-		return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+		return tool__load_error(err);
 	}
 	*out = obj;
 	return 0;
 }
 
-/* Sleep until the next interval, the end of the duration, Ctrl-C or the
- * end of the traced process. Returns true when tracing should end. */
-static bool wait_for_tick(struct command *cmd, struct timespec *next_tick,
-			  const struct timespec *end, const char **why)
-{
-	struct timespec now, step = { 0, 100 * 1000 * 1000 };
-
-	for (;;) {
-		if (exiting)
-			return true;
-		if (env.cmd && command__exited(cmd))
-			return true;
-		if (env.pid && !target__pid_alive(env.pid)) {
-			*why = "exited";
-			return true;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (end->tv_sec && (now.tv_sec > end->tv_sec ||
-		    (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec)))
-			return true;
-		if (next_tick->tv_sec && (now.tv_sec > next_tick->tv_sec ||
-		    (now.tv_sec == next_tick->tv_sec &&
-		     now.tv_nsec >= next_tick->tv_nsec))) {
-			next_tick->tv_sec += env.interval;
-			return false;
-		}
-		nanosleep(&step, NULL);
-	}
-}
-
 static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,
-		 struct command *cmd, size_t nhists)
+		 struct tool_target *target, size_t nhists)
 {
-	struct timespec start, next_tick = { 0 }, end = { 0 };
-	const char *why = NULL;
 	int map_fd = bpf_map__fd(obj->maps.hists);
-	FILE *msg = env.json ? stderr : stdout;
+	FILE *msg = env.tool.json ? stderr : stdout;
+	struct tool_clock clock;
+	bool last, target_exited;
 	int err;
 
 	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-		plan->nrows, env.spec);
+		plan->nrows, env.tool.spec);
 	fflush(msg);
-	if (env.cmd) {
-		err = command__release(cmd);
-		if (err)
-			return err;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (env.interval) {
-		next_tick = start;
-		next_tick.tv_sec += env.interval;
-	}
-	if (env.duration) {
-		end = start;
-		end.tv_sec += env.duration;
-	}
-	for (;;) {
-		bool last = wait_for_tick(cmd, &next_tick, &end, &why);
-
+	err = tool_target__release(target, &env.tool);
+	if (err)
+		return err;
+	tool_clock__start(&clock, &env.tool);
+	do {
+		last = tool_clock__wait(&clock, &env.tool, target,
+					&target_exited);
 		err = read_hists(plan, map_fd, nhists);
 		if (err)
 			return err;
 		print_hists(plan, nhists);
-		if (last)
-			break;
-	}
+	} while (!last);
 	fprintf(msg, "Detaching...\n");
-	if (why)
-		return gt_error(-ESRCH, "process %d %s", env.pid, why);
+	if (target_exited)
+		return gt_error(-ESRCH, "process %d exited", env.tool.pid);
 	return 0;
 }
 
-/* Resolve, open and search the target; fills PATH (what to attach to). */
-static int find_probes(pid_t pid, const char *cmd_path, char *path,
-		       size_t path_len, struct go_binary **bin,
+/* The functions for the pattern; an error when there are none. */
+static int find_probes(const struct tool_target *target,
 		       struct func_probes *fp)
 {
-	struct probe_spec spec;
 	int err;
 
-	err = probe_spec__parse(env.spec, pid || cmd_path, &spec);
-	if (err)
-		return err;
-	if (!spec.binary && cmd_path) {
-		snprintf(path, path_len, "%s", cmd_path);
-		err = 0;
-	} else {
-		err = target__resolve(spec.binary, cmd_path ? 0 : pid, path,
-				      path_len);
-	}
-	if (!err)
-		err = go_binary__open(path, bin);
-	if (!err) {
-		err = func_probes__collect(*bin, spec.pattern, env.regex, fp);
-		if (!err && fp->n == 0)
-			err = gt_error(-ENOENT, "no functions match '%s' in %s",
-				       spec.pattern, path);
-	}
-	probe_spec__free(&spec);
+	err = func_probes__collect(target->bin, target->pattern,
+				   env.tool.regex, fp);
+	if (!err && fp->n == 0)
+		err = gt_error(-ENOENT, "no functions match '%s' in %s",
+			       target->pattern, target->path);
 	return err;
 }
 
@@ -692,68 +539,49 @@ int main(int argc, char **argv)
 		.args_doc = "[BINARY:]PATTERN",
 		.doc = doc,
 	};
-	struct command cmd = { .pid = 0, .gate_fd = -1 };
+	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct latency_plan plan = { 0 };
 	struct goroutine_layout layout = { 0 };
 	struct gofunclatency_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
-	struct go_binary *bin = NULL;
-	char path[4096];
 	size_t nhists = 1;
-	pid_t tgid;
 	int err;
 
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
-	if (env.duration && !env.interval)
-		env.interval = env.duration;
-	libbpf_set_print(libbpf_print);
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
-
-	if (env.pid && !target__pid_alive(env.pid)) {
-		fprintf(stderr, "%s: no such process: %d\n", TOOL, env.pid);
-		return 1;
-	}
-	if (env.cmd) {
-		err = command__start(env.cmd, &cmd);
-		if (err)
-			goto out;
-	}
-	tgid = env.cmd ? cmd.pid : env.pid;
-	err = find_probes(env.pid, env.cmd ? cmd.path : NULL, path,
-			  sizeof(path), &bin, &fp);
+	tool__init(&env.tool);
+	err = tool_target__open(&target, &env.tool);
+	if (!err)
+		err = find_probes(&target, &fp);
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
-	if (!err && !bin->is_gccgo)
-		err = goroutine_layout__find(bin, &layout);
+	if (!err && !target.bin->is_gccgo)
+		err = goroutine_layout__find(target.bin, &layout);
 	if (!err)
-		err = latency_plan__init(&plan, bin, &layout, &fp);
-	if (err)
-		goto out;
-	if (env.per_function)
+		err = latency_plan__init(&plan, target.bin, &layout, &fp);
+	if (!err && env.per_function)
 		nhists = plan.nrows;
-	err = load_bpf(&obj, tgid, &layout, bin->is_gccgo, nhists);
 	if (!err)
-		err = uprobes__attach(obj->progs.call_entry, path, tgid,
-				      plan.entries.offsets, plan.entries.cookies,
-				      plan.entries.n, &entry_probes);
+		err = load_bpf(&obj, target.tgid, &layout,
+			       target.bin->is_gccgo, nhists);
 	if (!err)
-		err = uprobes__attach(obj->progs.call_exit, path, tgid,
-				      plan.exits.offsets, plan.exits.cookies,
-				      plan.exits.n, &exit_probes);
+		err = uprobes__attach(obj->progs.call_entry, target.path,
+				      target.tgid, plan.entries.offsets,
+				      plan.entries.cookies, plan.entries.n,
+				      &entry_probes);
 	if (!err)
-		err = trace(obj, &plan, &cmd, nhists);
-out:
+		err = uprobes__attach(obj->progs.call_exit, target.path,
+				      target.tgid, plan.exits.offsets,
+				      plan.exits.cookies, plan.exits.n,
+				      &exit_probes);
+	if (!err)
+		err = trace(obj, &plan, &target, nhists);
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	gofunclatency_bpf__destroy(obj);
-	if (env.cmd)
-		command__kill(&cmd);
 	latency_plan__free(&plan);
 	func_probes__free(&fp);
-	go_binary__close(bin);
+	tool_target__close(&target);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
 		return 1;
