@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "trace_probe.h"
+
+/* The literal text being built while the format is read. */
+struct lit {
+	char *buf;
+	size_t len;
+};
+
+static int lit__add(struct lit *l, char c)
+{
+	char *b = realloc(l->buf, l->len + 2);
+
+	if (!b)
+		return gt_error(-ENOMEM, "out of memory");
+	b[l->len++] = c;
+	b[l->len] = '\0';
+	l->buf = b;
+	return 0;
+}
+
+/* Take the text built so far (an empty string when none). */
+static char *lit__take(struct lit *l)
+{
+	char *s = l->buf ? l->buf : strdup("");
+
+	l->buf = NULL;
+	l->len = 0;
+	return s;
+}
+
+static const struct go_type *int_type(int size, bool is_signed)
+{
+	switch (size) {
+	case 1:
+		return is_signed ? &go_type_int8 : &go_type_uint8;
+	case 2:
+		return is_signed ? &go_type_int16 : &go_type_uint16;
+	default:
+		return is_signed ? &go_type_int : &go_type_uint64;
+	}
+}
+
+/*
+ * One conversion after its '%' at *S: length modifiers (hh h l ll) and the
+ * verb. Advances *S past it.
+ */
+static int parse_conv(const char **s, struct trace_conv *c)
+{
+	const char *p = *s;
+	int size = 8, nh = 0, nl = 0;
+
+	while (*p == 'h' || *p == 'l') {
+		if (*p == 'h')
+			nh++;
+		else
+			nl++;
+		p++;
+	}
+	if ((nh && nl) || nh > 2 || nl > 2)
+		return gt_error(-EINVAL, "bad length modifier in '%%%.*s'",
+				(int)(p - *s + 1), *s);
+	if (nh)
+		size = nh == 1 ? 2 : 1;
+	switch (*p) {
+	case 'd':
+	case 'i':
+		c->kind = TRACE_CONV_INT;
+		c->type = int_type(size, true);
+		break;
+	case 'u':
+		c->kind = TRACE_CONV_UINT;
+		c->type = int_type(size, false);
+		break;
+	case 'x':
+		c->kind = TRACE_CONV_HEX;
+		c->type = int_type(size, false);
+		break;
+	default:
+		if (nh || nl)
+			return gt_error(-EINVAL, "length modifier on %%%c", *p ? *p : ' ');
+		switch (*p) {
+		case 'c':
+			c->kind = TRACE_CONV_CHAR;
+			c->type = &go_type_int32;
+			break;
+		case 'p':
+			c->kind = TRACE_CONV_PTR;
+			c->type = &go_type_unsafe_pointer;
+			break;
+		case 's':
+			c->kind = TRACE_CONV_STR;
+			c->type = &go_type_string;
+			break;
+		case 't':
+		case 'b':
+			c->kind = TRACE_CONV_BOOL;
+			c->type = &go_type_bool;
+			break;
+		case 'f':
+		case 'g':
+			c->kind = TRACE_CONV_FLOAT;
+			c->type = &go_type_float64;
+			break;
+		case '\0':
+			return gt_error(-EINVAL, "format ends with '%%'");
+		default:
+			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f)",
+					*p);
+		}
+	}
+	*s = p + 1;
+	return 0;
+}
+
+/* The quoted format at *S (after the opening quote), up to its closing
+ * quote; fills P's conversions and suffix. */
+static int parse_format(const char **s, struct trace_probe *p)
+{
+	const char *f = *s;
+	struct lit lit = { 0 };
+	int err = 0;
+	char c;
+
+	while (!err && *f && *f != '"') {
+		c = *f++;
+		if (c == '\\') {
+			switch (*f) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '\\': c = '\\'; break;
+			case '"': c = '"'; break;
+			default:
+				err = gt_error(-EINVAL, "unknown escape '\\%c' in format",
+					       *f ? *f : ' ');
+				continue;
+			}
+			f++;
+			err = lit__add(&lit, c);
+		} else if (c == '%' && *f == '%') {
+			f++;
+			err = lit__add(&lit, '%');
+		} else if (c == '%') {
+			struct trace_conv *cv;
+
+			if (p->nconvs == TRACE_PROBE_MAX_ARGS) {
+				err = gt_error(-EINVAL, "more than %d conversions in format",
+					       TRACE_PROBE_MAX_ARGS);
+				continue;
+			}
+			cv = &p->convs[p->nconvs];
+			err = parse_conv(&f, cv);
+			if (err)
+				continue;
+			cv->prefix = lit__take(&lit);
+			if (!cv->prefix)
+				err = gt_error(-ENOMEM, "out of memory");
+			p->nconvs++;
+		} else {
+			err = lit__add(&lit, c);
+		}
+	}
+	if (!err && *f != '"')
+		err = gt_error(-EINVAL, "format has no closing quote");
+	if (!err) {
+		p->suffix = lit__take(&lit);
+		if (!p->suffix)
+			err = gt_error(-ENOMEM, "out of memory");
+		*s = f + 1;
+	}
+	free(lit.buf);
+	return err;
+}
+
+/* One argument name at *S: goargN, goretN or retval. */
+static int parse_arg(const char **s, bool ret, struct trace_conv *c)
+{
+	const char *p = *s;
+	unsigned long n;
+	char *end;
+	size_t len;
+
+	for (len = 0; isalnum((unsigned char)p[len]) || p[len] == '_'; len++)
+		;
+	if (len == 6 && !strncmp(p, "retval", 6)) {
+		c->arg = TRACE_ARG_GORET;
+		c->index = 0;
+	} else if (len > 5 && (!strncmp(p, "goarg", 5) || !strncmp(p, "goret", 5)) &&
+		   isdigit((unsigned char)p[5])) {
+		errno = 0;
+		n = strtoul(p + 5, &end, 10);
+		if (errno || end != p + len || n < 1 || n > 64)
+			return gt_error(-EINVAL, "bad argument '%.*s' (goargN and goretN count from 1)",
+					(int)len, p);
+		c->arg = p[4] == 'g' ? TRACE_ARG_GOARG : TRACE_ARG_GORET;
+		c->index = n - 1;
+	} else {
+		return gt_error(-EINVAL, "unknown argument '%.*s' (use goargN, goretN or retval)",
+				(int)(len ? len : strcspn(p, ", \t")), p);
+	}
+	if (c->arg == TRACE_ARG_GORET && !ret)
+		return gt_error(-EINVAL, "'%.*s' is only known in a return probe (r:)",
+				(int)len, p);
+	if (c->arg == TRACE_ARG_GOARG && ret)
+		return gt_error(-EINVAL, "'%.*s' is not known at a return: registers are reused (use an entry probe)",
+				(int)len, p);
+	*s = p + len;
+	return 0;
+}
+
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+int trace_probe__parse(const char *text, struct trace_probe *p)
+{
+	const char *s = skip_space(text), *end;
+	size_t i, len;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	if (!strncmp(s, "r:", 2)) {
+		p->ret = true;
+		s += 2;
+	} else if (!strncmp(s, "p:", 2)) {
+		s += 2;
+	}
+	/* The function ends at a space, which Go names (but for shape types'
+	 * struct tags) do not contain, or at the format. */
+	len = strcspn(s, " \t\n\"");
+	if (!len)
+		return gt_error(-EINVAL, "probe '%s' names no function", text);
+	p->target = strndup(s, len);
+	if (!p->target)
+		return gt_error(-ENOMEM, "out of memory");
+	s = skip_space(s + len);
+	if (*s == '(')
+		return gt_error(-EINVAL, "filters are not supported yet: '%s'", s);
+	if (!*s) {
+		p->suffix = strdup("");
+		return p->suffix ? 0 : gt_error(-ENOMEM, "out of memory");
+	}
+	if (*s != '"')
+		return gt_error(-EINVAL, "expected a quoted format after '%s', found '%s'",
+				p->target, s);
+	s++;
+	err = parse_format(&s, p);
+	if (err)
+		return err;
+	/* bcc writes a comma after the format; the issue's examples do not:
+	 * both are accepted, and commas between the arguments are required. */
+	for (i = 0; i < p->nconvs; i++) {
+		s = skip_space(s);
+		if (*s == ',')
+			s = skip_space(s + 1);
+		else if (i)
+			return gt_error(-EINVAL, "expected ',' before '%s'", s);
+		if (!*s)
+			return gt_error(-EINVAL, "%zu conversions in the format but %zu arguments",
+					p->nconvs, i);
+		err = parse_arg(&s, p->ret, &p->convs[i]);
+		if (err)
+			return err;
+	}
+	end = skip_space(s);
+	if (*end == ',')
+		return gt_error(-EINVAL, "more arguments than the %zu conversions in the format",
+				p->nconvs);
+	if (*end)
+		return gt_error(-EINVAL, "unexpected text after the arguments: '%s'", end);
+	return 0;
+}
+
+void trace_probe__free(struct trace_probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++)
+		free(p->convs[i].prefix);
+	free(p->target);
+	free(p->suffix);
+	memset(p, 0, sizeof(*p));
+}
+
+int trace_probe__types(const struct trace_probe *p, bool results,
+		       const struct go_type **types, size_t *n)
+{
+	enum trace_arg_kind want = results ? TRACE_ARG_GORET : TRACE_ARG_GOARG;
+	const char *what = results ? "goret" : "goarg";
+	size_t i, max = 0;
+
+	*n = 0;
+	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++)
+		types[i] = NULL;
+	for (i = 0; i < p->nconvs; i++) {
+		const struct trace_conv *c = &p->convs[i];
+
+		if (c->arg != want)
+			continue;
+		if (c->index >= TRACE_PROBE_MAX_ARGS)
+			return gt_error(-EINVAL, "%s%u: at most %d values can be placed",
+					what, c->index + 1, TRACE_PROBE_MAX_ARGS);
+		if (types[c->index] && types[c->index] != c->type)
+			return gt_error(-EINVAL, "%s%u is printed with two different types",
+					what, c->index + 1);
+		types[c->index] = c->type;
+		if (c->index + 1 > max)
+			max = c->index + 1;
+	}
+	for (i = 0; i < max; i++)
+		if (!types[i])
+			return gt_error(-EINVAL, "%s%zu needs the type of %s%zu: without DWARF, print every %s before it",
+					what, max, what, i + 1, what);
+	*n = max;
+	return 0;
+}
+
+/* A rune as UTF-8; U+FFFD for what is not a valid code point, as Go. */
+static void print_rune(FILE *f, int32_t r)
+{
+	uint32_t c = (uint32_t)r;
+
+	if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		c = 0xfffd;
+	if (c < 0x80) {
+		fputc(c, f);
+	} else if (c < 0x800) {
+		fputc(0xc0 | c >> 6, f);
+		fputc(0x80 | (c & 0x3f), f);
+	} else if (c < 0x10000) {
+		fputc(0xe0 | c >> 12, f);
+		fputc(0x80 | ((c >> 6) & 0x3f), f);
+		fputc(0x80 | (c & 0x3f), f);
+	} else {
+		fputc(0xf0 | c >> 18, f);
+		fputc(0x80 | ((c >> 12) & 0x3f), f);
+		fputc(0x80 | ((c >> 6) & 0x3f), f);
+		fputc(0x80 | (c & 0x3f), f);
+	}
+}
+
+void trace_print_float(FILE *f, double d)
+{
+	char buf[64];
+	int prec, exp, nd, i;
+	char *e;
+
+	if (isnan(d)) {
+		fputs("NaN", f);
+		return;
+	}
+	if (isinf(d)) {
+		fputs(d > 0 ? "+Inf" : "-Inf", f);
+		return;
+	}
+	/* The shortest %e that reads back as D: its digits and exponent. */
+	for (prec = 0; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*e", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	snprintf(buf, sizeof(buf), "%.*e", prec, d);
+	e = strchr(buf, 'e');
+	exp = e ? atoi(e + 1) : 0;
+	if (d == 0)
+		exp = 0;
+	if (exp < -4 || exp >= 6) {
+		fputs(buf, f);
+		return;
+	}
+	/* Plain form with the digits of the shortest %e: nd - 1 - exp
+	 * decimals. */
+	nd = 0;
+	for (i = 0; buf[i] && &buf[i] != e; i++)
+		if (isdigit((unsigned char)buf[i]))
+			nd++;
+	prec = nd - 1 - exp;
+	fprintf(f, "%.*f", prec > 0 ? prec : 0, d);
+}
+
+/* The low SIZE bytes of W, sign-extended when SIGNED. */
+static uint64_t word_bits(uint64_t w, uint64_t size, bool is_signed)
+{
+	unsigned int bits = size * 8;
+
+	if (bits == 0 || bits >= 64)
+		return w;
+	w &= (1ULL << bits) - 1;
+	if (is_signed && (w >> (bits - 1)) & 1)
+		w |= ~0ULL << bits;
+	return w;
+}
+
+void trace_conv__print(FILE *f, const struct trace_conv *c,
+		       const struct trace_value *v)
+{
+	uint64_t w = word_bits(v->word, c->type->size,
+			       c->kind == TRACE_CONV_INT || c->kind == TRACE_CONV_CHAR);
+	double d;
+	size_t i;
+
+	if (v->unreadable) {
+		fputs(v->unreadable, f);
+		return;
+	}
+	switch (c->kind) {
+	case TRACE_CONV_INT:
+		fprintf(f, "%lld", (long long)w);
+		break;
+	case TRACE_CONV_UINT:
+		fprintf(f, "%llu", (unsigned long long)w);
+		break;
+	case TRACE_CONV_HEX:
+		fprintf(f, "%llx", (unsigned long long)w);
+		break;
+	case TRACE_CONV_CHAR:
+		print_rune(f, (int32_t)w);
+		break;
+	case TRACE_CONV_PTR:
+		if (w)
+			fprintf(f, "0x%llx", (unsigned long long)w);
+		else
+			fputs("<nil>", f);
+		break;
+	case TRACE_CONV_BOOL:
+		fputs(w & 0xff ? "true" : "false", f);
+		break;
+	case TRACE_CONV_FLOAT:
+		memcpy(&d, &w, sizeof(d));
+		trace_print_float(f, d);
+		break;
+	case TRACE_CONV_STR:
+		for (i = 0; v->str && i < v->str_len; i++)
+			fputc(v->str[i], f);
+		if (v->truncated)
+			fputs("...", f);
+		break;
+	}
+}
