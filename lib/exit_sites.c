@@ -26,10 +26,6 @@
 #include "error.h"
 #include "exit_sites.h"
 
-/* How much code to read when the size of a function is unknown: up to the
- * next function but at most MAX, or WINDOW after the last function. */
-#define UNKNOWN_SIZE_WINDOW	4096
-#define UNKNOWN_SIZE_MAX	(16u << 20)
 #define INT3			0xcc
 
 struct site_list {
@@ -120,26 +116,6 @@ static int sweep(csh cs, const struct go_func *fn, const uint8_t *code,
 	return err;
 }
 
-/* How many bytes of FN to read: its size, or up to the next function. */
-static size_t func_span(const struct go_binary *bin, const struct go_func *fn)
-{
-	size_t lo = 0, hi = bin->nfuncs, mid;
-
-	if (fn->size)
-		return fn->size;
-	while (lo < hi) {	/* the first function starting after fn */
-		mid = lo + (hi - lo) / 2;
-		if (bin->funcs[mid].addr <= fn->addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < bin->nfuncs)
-		return bin->funcs[lo].addr - fn->addr < UNKNOWN_SIZE_MAX ?
-		       bin->funcs[lo].addr - fn->addr : UNKNOWN_SIZE_MAX;
-	return UNKNOWN_SIZE_WINDOW;
-}
-
 /* With no known size: as much as the segment holds from ADDR, below *LEN
  * (found by bisection). */
 static int read_to_segment_end(const struct elf_file *ef, uint64_t addr,
@@ -178,7 +154,7 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 	if (bin->elf->machine != EM_X86_64)
 		return gt_error(-ENOTSUP, "%s: unsupported machine %u",
 				fn->name, bin->elf->machine);
-	len = func_span(bin, fn);
+	len = go_binary__func_span(bin, fn);
 	if (len > UINT64_MAX - fn->addr)
 		return gt_error(-EINVAL, "%s: code at 0x%llx wraps around",
 				fn->name, (unsigned long long)fn->addr);

@@ -543,3 +543,27 @@ int go_version__minor(const char *version)
 		minor = minor * 10 + (*p++ - '0');
 	return minor < 1000 ? minor : -1;
 }
+
+/* How much code to read when the size of a function is unknown. */
+#define UNKNOWN_SIZE_WINDOW	4096
+#define UNKNOWN_SIZE_MAX	(16u << 20)
+
+size_t go_binary__func_span(const struct go_binary *bin,
+			    const struct go_func *fn)
+{
+	size_t lo = 0, hi = bin->nfuncs, mid;
+
+	if (fn->size)
+		return fn->size;
+	while (lo < hi) {	/* the first function starting after fn */
+		mid = lo + (hi - lo) / 2;
+		if (bin->funcs[mid].addr <= fn->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < bin->nfuncs)
+		return bin->funcs[lo].addr - fn->addr < UNKNOWN_SIZE_MAX ?
+		       bin->funcs[lo].addr - fn->addr : UNKNOWN_SIZE_MAX;
+	return UNKNOWN_SIZE_WINDOW;
+}

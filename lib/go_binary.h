@@ -53,6 +53,11 @@ void go_binary__close(struct go_binary *bin);
 const struct go_func *go_binary__func_at(const struct go_binary *bin,
 					 uint64_t addr);
 
+/* How many bytes of FN's code to read: its size when known, else up to the
+ * next function (at most 16 MiB), else 4 KiB after the last function. */
+size_t go_binary__func_span(const struct go_binary *bin,
+			    const struct go_func *fn);
+
 /* Exact lookup by name, or NULL. */
 const struct go_func *go_binary__func_by_name(const struct go_binary *bin,
 					      const char *name);

@@ -30,10 +30,6 @@
 #define PROLOGUE_MAX_INSNS	12
 /* The morestack tail: spills, the call, reloads, the jmp back. */
 #define TAIL_MAX_INSNS		40
-/* How much code to read when the size of a function is unknown: up to the
- * next function but at most MAX, or WINDOW after the last function. */
-#define UNKNOWN_SIZE_WINDOW	4096
-#define UNKNOWN_SIZE_MAX	(16u << 20)
 
 /* EFLAGS bits */
 #define FLAG_CF	0x01
@@ -303,26 +299,6 @@ static const char *binary_name_at(void *ctx, uint64_t addr)
 	return fn ? fn->name : NULL;
 }
 
-/* How many bytes of FN to read: its size, or up to the next function. */
-static size_t func_span(const struct go_binary *bin, const struct go_func *fn)
-{
-	size_t lo = 0, hi = bin->nfuncs, mid;
-
-	if (fn->size)
-		return fn->size;
-	while (lo < hi) {	/* the first function starting after fn */
-		mid = lo + (hi - lo) / 2;
-		if (bin->funcs[mid].addr <= fn->addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < bin->nfuncs)
-		return bin->funcs[lo].addr - fn->addr < UNKNOWN_SIZE_MAX ?
-		       bin->funcs[lo].addr - fn->addr : UNKNOWN_SIZE_MAX;
-	return UNKNOWN_SIZE_WINDOW;
-}
-
 int probe_site__for_entry(const struct go_binary *bin,
 			  const struct go_func *fn, struct probe_site *site)
 {
@@ -335,7 +311,7 @@ int probe_site__for_entry(const struct go_binary *bin,
 	site->kind = PROBE_SITE_ENTRY;
 	if (bin->elf->machine != EM_X86_64)
 		return 0;
-	len = func_span(bin, fn);
+	len = go_binary__func_span(bin, fn);
 	err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
 	/* With no known size, settle for what the segment holds. */
 	while (err && !fn->size && len > 16) {
