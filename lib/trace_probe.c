@@ -42,6 +42,8 @@ static const struct go_type *int_type(int size, bool is_signed)
 		return is_signed ? &go_type_int8 : &go_type_uint8;
 	case 2:
 		return is_signed ? &go_type_int16 : &go_type_uint16;
+	case 4:
+		return is_signed ? &go_type_int32 : &go_type_uint32;
 	default:
 		return is_signed ? &go_type_int : &go_type_uint64;
 	}
@@ -54,9 +56,18 @@ static const struct go_type *int_type(int size, bool is_signed)
 static int parse_conv(const char **s, struct trace_conv *c)
 {
 	const char *p = *s;
-	int size = 8, nh = 0, nl = 0;
+	int size = 8, nh = 0, nl = 0, w = 0;
 
-	while (*p == 'h' || *p == 'l') {
+	/* C23's wN: an exact width in bits */
+	if (*p == 'w') {
+		while (isdigit((unsigned char)*++p) && w < 1000)
+			w = w * 10 + (*p - '0');
+		if (w != 8 && w != 16 && w != 32 && w != 64)
+			return gt_error(-EINVAL, "bad width in '%%%.*s' (w8 w16 w32 w64)",
+					(int)(p - *s + 1), *s);
+		size = w / 8;
+	}
+	while (!w && (*p == 'h' || *p == 'l')) {
 		if (*p == 'h')
 			nh++;
 		else
@@ -82,8 +93,15 @@ static int parse_conv(const char **s, struct trace_conv *c)
 		c->kind = TRACE_CONV_HEX;
 		c->type = int_type(size, false);
 		break;
+	case 'f':
+	case 'g':
+		if (nh || nl || w == 8 || w == 16)
+			return gt_error(-EINVAL, "bad width on %%%c (%%f, %%w32f, %%w64f)", *p);
+		c->kind = TRACE_CONV_FLOAT;
+		c->type = w == 32 ? &go_type_float32 : &go_type_float64;
+		break;
 	default:
-		if (nh || nl)
+		if (nh || nl || w)
 			return gt_error(-EINVAL, "length modifier on %%%c", *p ? *p : ' ');
 		switch (*p) {
 		case 'c':
@@ -103,12 +121,8 @@ static int parse_conv(const char **s, struct trace_conv *c)
 			c->kind = TRACE_CONV_BOOL;
 			c->type = &go_type_bool;
 			break;
-		case 'f':
-		case 'g':
-			c->kind = TRACE_CONV_FLOAT;
-			c->type = &go_type_float64;
-			break;
 		case '\0':
+		case '"':
 			return gt_error(-EINVAL, "format ends with '%%'");
 		default:
 			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f)",
@@ -259,14 +273,18 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 	/* bcc writes a comma after the format; the issue's examples do not:
 	 * both are accepted, and commas between the arguments are required. */
 	for (i = 0; i < p->nconvs; i++) {
+		bool comma = false;
+
 		s = skip_space(s);
-		if (*s == ',')
+		if (*s == ',') {
+			comma = true;
 			s = skip_space(s + 1);
-		else if (i)
-			return gt_error(-EINVAL, "expected ',' before '%s'", s);
+		}
 		if (!*s)
 			return gt_error(-EINVAL, "%zu conversions in the format but %zu arguments",
 					p->nconvs, i);
+		if (i && !comma)
+			return gt_error(-EINVAL, "expected ',' before '%s'", s);
 		err = parse_arg(&s, p->ret, &p->convs[i]);
 		if (err)
 			return err;
@@ -348,7 +366,7 @@ static void print_rune(FILE *f, int32_t r)
 	}
 }
 
-void trace_print_float(FILE *f, double d)
+void trace_print_float(FILE *f, double d, int bits)
 {
 	char buf[64];
 	int prec, exp, nd, i;
@@ -365,7 +383,8 @@ void trace_print_float(FILE *f, double d)
 	/* The shortest %e that reads back as D: its digits and exponent. */
 	for (prec = 0; prec < 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*e", prec, d);
-		if (strtod(buf, NULL) == d)
+		if (bits == 32 ? strtof(buf, NULL) == (float)d :
+				 strtod(buf, NULL) == d)
 			break;
 	}
 	snprintf(buf, sizeof(buf), "%.*e", prec, d);
@@ -435,8 +454,16 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 		fputs(w & 0xff ? "true" : "false", f);
 		break;
 	case TRACE_CONV_FLOAT:
-		memcpy(&d, &w, sizeof(d));
-		trace_print_float(f, d);
+		if (c->type->size == 4) {
+			float x;
+			uint32_t b = w;
+
+			memcpy(&x, &b, sizeof(x));
+			trace_print_float(f, x, 32);
+		} else {
+			memcpy(&d, &w, sizeof(d));
+			trace_print_float(f, d, 64);
+		}
 		break;
 	case TRACE_CONV_STR:
 		for (i = 0; v->str && i < v->str_len; i++)

@@ -8,13 +8,14 @@
  * r: probe, goretN / retval (= goret1). Without DWARF the conversions of
  * FORMAT give the types, which the ABI then places:
  *
- *	%d %i	signed int (Go int, 8 bytes); %hd int16, %hhd int8
- *	%u	unsigned (uint64); %hu, %hhu; %x %lx %llx in hex
+ *	%d %i	signed int (Go int, 8 bytes); %hd int16, %hhd int8, and
+ *		C23's exact widths %w8d %w16d %w32d %w64d
+ *	%u	unsigned (uint64); %hu, %hhu, %w32u...; %x %lx %llx %w32x in hex
  *	%c	a rune (int32), printed as UTF-8
  *	%p	a pointer (0x..., <nil> for 0)
  *	%s	a Go string (pointer and length words)
  *	%t %b	a bool (true / false)
- *	%f %g	a float64, printed as Go's %v prints it
+ *	%f %g	a float64 (%w32f a float32), printed as Go's %v prints it
  *	%%	a percent sign
  *
  * A pure library: parsing and printing, no BPF, no ELF.
@@ -95,9 +96,9 @@ struct trace_value {
 void trace_conv__print(FILE *f, const struct trace_conv *c,
 		       const struct trace_value *v);
 
-/* Print a float64 as Go's fmt %v does: the shortest digits that read
- * back the same, in exponent form below 1e-4 and from 1e6 (strconv's 'g'
- * with precision -1); +Inf, -Inf, NaN. */
-void trace_print_float(FILE *f, double d);
+/* Print a float64 (BITS 64) or float32 (BITS 32) as Go's fmt %v does:
+ * the shortest digits that read back the same at that size, in exponent
+ * form below 1e-4 and from 1e6 (strconv's 'g', precision -1); +Inf, -Inf, NaN. */
+void trace_print_float(FILE *f, double d, int bits);
 
 #endif

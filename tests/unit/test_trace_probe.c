@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gotrace's probe syntax and value printing. The expected float texts are
+ * what Go 1.19's fmt.Println printed for the same values.
+ */
+#include <errno.h>
+#include <math.h>
+#include "error.h"
+#include "test.h"
+#include "trace_probe.h"
+
+TEST(entry_probe_with_format)
+{
+	struct trace_probe p;
+
+	CHECK_EQ_INT(trace_probe__parse("main.addInts \"%d %d\" goarg1, goarg2", &p), 0);
+	CHECK(!p.ret);
+	CHECK_EQ_STR(p.target, "main.addInts");
+	CHECK_EQ_INT(p.nconvs, 2);
+	CHECK_EQ_STR(p.convs[0].prefix, "");
+	CHECK_EQ_STR(p.convs[1].prefix, " ");
+	CHECK_EQ_STR(p.suffix, "");
+	CHECK_EQ_INT(p.convs[0].kind, TRACE_CONV_INT);
+	CHECK(p.convs[0].type == &go_type_int);
+	CHECK_EQ_INT(p.convs[0].arg, TRACE_ARG_GOARG);
+	CHECK_EQ_INT(p.convs[0].index, 0);
+	CHECK_EQ_INT(p.convs[1].index, 1);
+	trace_probe__free(&p);
+}
+
+TEST(bcc_comma_binary_and_return)
+{
+	struct trace_probe p;
+
+	CHECK_EQ_INT(trace_probe__parse("  r:/bin/app:main.(*T).Get \"n=%u%% s=%s\\n\", retval, goret2 ", &p), 0);
+	CHECK(p.ret);
+	CHECK_EQ_STR(p.target, "/bin/app:main.(*T).Get");
+	CHECK_EQ_INT(p.nconvs, 2);
+	CHECK_EQ_STR(p.convs[0].prefix, "n=");
+	CHECK_EQ_STR(p.convs[1].prefix, "% s=");
+	CHECK_EQ_STR(p.suffix, "\n");
+	CHECK_EQ_INT(p.convs[0].arg, TRACE_ARG_GORET);
+	CHECK_EQ_INT(p.convs[0].index, 0);
+	CHECK(p.convs[0].type == &go_type_uint64);
+	CHECK_EQ_INT(p.convs[1].kind, TRACE_CONV_STR);
+	CHECK(p.convs[1].type == &go_type_string);
+	CHECK_EQ_INT(p.convs[1].index, 1);
+	trace_probe__free(&p);
+}
+
+TEST(no_format)
+{
+	struct trace_probe p;
+
+	CHECK_EQ_INT(trace_probe__parse("p:main.*", &p), 0);
+	CHECK_EQ_STR(p.target, "main.*");
+	CHECK_EQ_INT(p.nconvs, 0);
+	CHECK_EQ_STR(p.suffix, "");
+	trace_probe__free(&p);
+}
+
+/* Every conversion and the Go type it stands for. */
+TEST(conversion_types)
+{
+	static const struct {
+		const char *conv;
+		enum trace_conv_kind kind;
+		const struct go_type *type;
+	} cases[] = {
+		{ "%d", TRACE_CONV_INT, &go_type_int },
+		{ "%i", TRACE_CONV_INT, &go_type_int },
+		{ "%ld", TRACE_CONV_INT, &go_type_int },
+		{ "%lld", TRACE_CONV_INT, &go_type_int },
+		{ "%hd", TRACE_CONV_INT, &go_type_int16 },
+		{ "%hhd", TRACE_CONV_INT, &go_type_int8 },
+		{ "%w8d", TRACE_CONV_INT, &go_type_int8 },
+		{ "%w16d", TRACE_CONV_INT, &go_type_int16 },
+		{ "%w32d", TRACE_CONV_INT, &go_type_int32 },
+		{ "%w64d", TRACE_CONV_INT, &go_type_int },
+		{ "%u", TRACE_CONV_UINT, &go_type_uint64 },
+		{ "%hhu", TRACE_CONV_UINT, &go_type_uint8 },
+		{ "%w32u", TRACE_CONV_UINT, &go_type_uint32 },
+		{ "%x", TRACE_CONV_HEX, &go_type_uint64 },
+		{ "%lx", TRACE_CONV_HEX, &go_type_uint64 },
+		{ "%llx", TRACE_CONV_HEX, &go_type_uint64 },
+		{ "%hx", TRACE_CONV_HEX, &go_type_uint16 },
+		{ "%c", TRACE_CONV_CHAR, &go_type_int32 },
+		{ "%p", TRACE_CONV_PTR, &go_type_unsafe_pointer },
+		{ "%s", TRACE_CONV_STR, &go_type_string },
+		{ "%t", TRACE_CONV_BOOL, &go_type_bool },
+		{ "%b", TRACE_CONV_BOOL, &go_type_bool },
+		{ "%f", TRACE_CONV_FLOAT, &go_type_float64 },
+		{ "%g", TRACE_CONV_FLOAT, &go_type_float64 },
+		{ "%w32f", TRACE_CONV_FLOAT, &go_type_float32 },
+	};
+	struct trace_probe p;
+	char text[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "f \"<%s>\" goarg1", cases[i].conv);
+		CHECK_EQ_INT(trace_probe__parse(text, &p), 0);
+		CHECK_EQ_INT(p.nconvs, 1);
+		CHECK_EQ_INT(p.convs[0].kind, cases[i].kind);
+		if (p.convs[0].type != cases[i].type)
+			fprintf(stderr, "conversion %s: wrong type\n", cases[i].conv);
+		CHECK(p.convs[0].type == cases[i].type);
+		CHECK_EQ_STR(p.convs[0].prefix, "<");
+		CHECK_EQ_STR(p.suffix, ">");
+		trace_probe__free(&p);
+	}
+}
+
+/* Malformed probes: -EINVAL and a reason naming the problem. */
+TEST(errors)
+{
+	static const struct {
+		const char *text, *reason;
+	} cases[] = {
+		{ "", "names no function" },
+		{ "r:", "names no function" },
+		{ "main.f \"%d\"", "1 conversions in the format but 0 arguments" },
+		{ "main.f \"%d %d\" goarg1", "2 conversions in the format but 1 arguments" },
+		{ "main.f \"%d\" goarg1, goarg2", "more arguments than the 1 conversions" },
+		{ "main.f \"%d", "no closing quote" },
+		{ "main.f \"%q\" goarg1", "unknown conversion '%q'" },
+		{ "main.f \"%\" goarg1", "format ends with '%'" },
+		{ "main.f \"%lhd\" goarg1", "bad length modifier" },
+		{ "main.f \"%hhhd\" goarg1", "bad length modifier" },
+		{ "main.f \"%w12d\" goarg1", "bad width" },
+		{ "main.f \"%hs\" goarg1", "length modifier on %s" },
+		{ "main.f \"%w8f\" goarg1", "bad width on %f" },
+		{ "main.f \"\\q\"", "unknown escape" },
+		{ "main.f \"%d\" arg1", "unknown argument 'arg1'" },
+		{ "main.f \"%d\" goarg0", "bad argument 'goarg0'" },
+		{ "main.f \"%d\" goarg99", "bad argument 'goarg99'" },
+		{ "main.f \"%d\" goret1", "only known in a return probe" },
+		{ "main.f \"%d\" retval", "only known in a return probe" },
+		{ "r:main.f \"%d\" goarg1", "not known at a return" },
+		{ "main.f \"%d %d\" goarg1 goarg2", "expected ','" },
+		{ "main.f (goarg1 > 1) \"%d\" goarg1", "filters are not supported yet" },
+		{ "main.f goarg1", "expected a quoted format" },
+		{ "main.f \"x\" junk", "unexpected text" },
+		{ "main.f \"%d%d%d%d%d%d%d%d%d%d%d%d%d\"", "more than 12 conversions" },
+	};
+	struct trace_probe p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = trace_probe__parse(cases[i].text, &p);
+
+		if (err != -EINVAL || !strstr(gt_last_error(), cases[i].reason))
+			fprintf(stderr, "probe '%s': %d '%s'\n", cases[i].text,
+				err, gt_last_error());
+		CHECK_EQ_INT(err, -EINVAL);
+		CHECK(strstr(gt_last_error(), cases[i].reason) != NULL);
+		CHECK(!strchr(gt_last_error(), '\n'));
+		trace_probe__free(&p);
+	}
+}
+
+TEST(types_in_order)
+{
+	const struct go_type *types[TRACE_PROBE_MAX_ARGS];
+	struct trace_probe p;
+	size_t n;
+
+	CHECK_EQ_INT(trace_probe__parse("f \"%s %d %s\" goarg2, goarg1, goarg2", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK(types[0] == &go_type_int);
+	CHECK(types[1] == &go_type_string);
+	CHECK_EQ_INT(trace_probe__types(&p, true, types, &n), 0);
+	CHECK_EQ_INT(n, 0);
+	trace_probe__free(&p);
+
+	/* a gap: goarg1's type decides where goarg3 lives */
+	CHECK_EQ_INT(trace_probe__parse("f \"%d %d\" goarg2, goarg3", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK(strstr(gt_last_error(), "goarg3 needs the type of goarg1") != NULL);
+	trace_probe__free(&p);
+
+	CHECK_EQ_INT(trace_probe__parse("f \"%d %s\" goarg1, goarg1", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK(strstr(gt_last_error(), "two different types") != NULL);
+	trace_probe__free(&p);
+
+	CHECK_EQ_INT(trace_probe__parse("r:f \"%t %s\" goret2, retval", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, true, types, &n), 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK(types[0] == &go_type_string);
+	CHECK(types[1] == &go_type_bool);
+	trace_probe__free(&p);
+}
+
+/* Print conversion CONV of value V into a string (static storage). */
+static const char *print(const char *conv, const struct trace_value *v)
+{
+	static char *buf;
+	struct trace_probe p;
+	char text[64];
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	buf = NULL;
+	snprintf(text, sizeof(text), "f \"%s\" goarg1", conv);
+	if (trace_probe__parse(text, &p))
+		return "(parse error)";
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		trace_probe__free(&p);
+		return "(no memory)";
+	}
+	fputs(p.convs[0].prefix, f);
+	trace_conv__print(f, &p.convs[0], v);
+	fputs(p.suffix, f);
+	fclose(f);
+	trace_probe__free(&p);
+	return buf;
+}
+
+static const char *print_word(const char *conv, uint64_t w)
+{
+	struct trace_value v = { .word = w };
+
+	return print(conv, &v);
+}
+
+TEST(print_integers)
+{
+	CHECK_EQ_STR(print_word("%d", 42), "42");
+	CHECK_EQ_STR(print_word("%d", (uint64_t)-13), "-13");
+	CHECK_EQ_STR(print_word("%d", 0x8000000000000000ULL), "-9223372036854775808");
+	/* a register's upper bytes are garbage below the value's width */
+	CHECK_EQ_STR(print_word("%hhd", 0xdeadbeefcafe00ffULL), "-1");
+	CHECK_EQ_STR(print_word("%w8d", 0x1234567f), "127");
+	CHECK_EQ_STR(print_word("%hd", 0xffff8000), "-32768");
+	CHECK_EQ_STR(print_word("%w32d", 0xaaaaaaaa80000000ULL), "-2147483648");
+	CHECK_EQ_STR(print_word("%w32u", 0xaaaaaaaaffffffffULL), "4294967295");
+	CHECK_EQ_STR(print_word("%hhu", 0x1ff), "255");
+	CHECK_EQ_STR(print_word("%u", ~0ULL), "18446744073709551615");
+	CHECK_EQ_STR(print_word("%x", 0xc000012345ULL), "c000012345");
+	CHECK_EQ_STR(print_word("%hx", 0xabcdef), "cdef");
+}
+
+TEST(print_others)
+{
+	CHECK_EQ_STR(print_word("%p", 0xc00006ef20ULL), "0xc00006ef20");
+	CHECK_EQ_STR(print_word("%p", 0), "<nil>");
+	CHECK_EQ_STR(print_word("%t", 0xff01), "true");
+	CHECK_EQ_STR(print_word("%t", 0xff00), "false");
+	CHECK_EQ_STR(print_word("%c", 'A'), "A");
+	CHECK_EQ_STR(print_word("%c", 0xe9), "\xc3\xa9");
+	CHECK_EQ_STR(print_word("%c", 0x20ac), "\xe2\x82\xac");
+	CHECK_EQ_STR(print_word("%c", 0x1f600), "\xf0\x9f\x98\x80");
+	CHECK_EQ_STR(print_word("%c", 0xd800), "\xef\xbf\xbd");
+}
+
+TEST(print_strings_and_markers)
+{
+	struct trace_value v = { .str = "h\xc3\xa9llo", .str_len = 6 };
+
+	CHECK_EQ_STR(print("%s", &v), "h\xc3\xa9llo");
+	v.str_len = 3;
+	v.truncated = true;
+	CHECK_EQ_STR(print("[%s]", &v), "[h\xc3\xa9...]");
+	v.str_len = 0;
+	v.truncated = false;
+	CHECK_EQ_STR(print("[%s]", &v), "[]");
+	v.unreadable = "<fault>";
+	CHECK_EQ_STR(print("%s", &v), "<fault>");
+	v.unreadable = "<xmm>";
+	CHECK_EQ_STR(print("%f", &v), "<xmm>");
+}
+
+static const char *print_double(const char *conv, double d)
+{
+	uint64_t w;
+
+	memcpy(&w, &d, sizeof(w));
+	return print_word(conv, w);
+}
+
+static const char *print_float32(float x)
+{
+	uint32_t w;
+
+	memcpy(&w, &x, sizeof(w));
+	return print_word("%w32f", 0xdeadbeef00000000ULL | w);
+}
+
+/* Against Go 1.19: fmt.Println(1e6, 123456789.0, 123456.0, 0.0001,
+ * 0.00001, 3.5, float32(0.1), float32(1.5e7), 1e21, 0.0, -2.25) printed
+ * 1e+06 1.23456789e+08 123456 0.0001 1e-05 3.5 0.1 1.5e+07 1e+21 0 -2.25 */
+TEST(print_floats_as_go)
+{
+	CHECK_EQ_STR(print_double("%f", 1e6), "1e+06");
+	CHECK_EQ_STR(print_double("%f", 123456789.0), "1.23456789e+08");
+	CHECK_EQ_STR(print_double("%f", 123456.0), "123456");
+	CHECK_EQ_STR(print_double("%f", 0.0001), "0.0001");
+	CHECK_EQ_STR(print_double("%f", 0.00001), "1e-05");
+	CHECK_EQ_STR(print_double("%g", 3.5), "3.5");
+	CHECK_EQ_STR(print_float32(0.1f), "0.1");
+	CHECK_EQ_STR(print_float32(1.5e7f), "1.5e+07");
+	CHECK_EQ_STR(print_double("%f", 1e21), "1e+21");
+	CHECK_EQ_STR(print_double("%f", 0.0), "0");
+	CHECK_EQ_STR(print_double("%f", -2.25), "-2.25");
+	CHECK_EQ_STR(print_double("%f", 0.1), "0.1");
+	CHECK_EQ_STR(print_double("%f", INFINITY), "+Inf");
+	CHECK_EQ_STR(print_double("%f", -INFINITY), "-Inf");
+	CHECK_EQ_STR(print_double("%f", NAN), "NaN");
+}
+
+int main(void)
+{
+	RUN(entry_probe_with_format);
+	RUN(bcc_comma_binary_and_return);
+	RUN(no_format);
+	RUN(conversion_types);
+	RUN(errors);
+	RUN(types_in_order);
+	RUN(print_integers);
+	RUN(print_others);
+	RUN(print_strings_and_markers);
+	RUN(print_floats_as_go);
+	return TEST_SUMMARY();
+}
