@@ -294,6 +294,23 @@ static int plan_value(struct trace_plan *plan, struct value_src *src,
 	return 0;
 }
 
+/*
+ * Is NAME a method in gccgo's spelling, PKG.T.M (for value and pointer
+ * receivers alike)? Its receiver then goes first, and gccgo passes a value
+ * receiver by reference: goarg1 printed as a pointer (%p) stays one, any
+ * other type is read through the pointer.
+ */
+static bool gccgo_method(const char *name)
+{
+	const char *base = strrchr(name, '/'), *dot;
+
+	base = base ? base + 1 : name;
+	if (strstr(base, ".."))
+		return false;
+	dot = strchr(base, '.');
+	return dot && (dot = strchr(dot + 1, '.')) && !strchr(dot + 1, '.');
+}
+
 /* The plan of PROBE for function NAME: place its values with the ABI. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    const struct trace_probe *probe, const char *name,
@@ -316,6 +333,10 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	if (probe->ret) {
 		sig.results = types;
 		sig.nresults = n;
+	} else if (n && bin->is_gccgo && gccgo_method(name)) {
+		sig.recv = types[0];
+		sig.params = types + 1;
+		sig.nparams = n - 1;
 	} else {
 		sig.params = types;
 		sig.nparams = n;
