@@ -236,6 +236,32 @@ static int add_word(struct trace_plan *plan, struct value_src *src,
 	return 0;
 }
 
+/* A Go string of SRC: BPF copies its bytes from the pointer word (value
+ * offset 0) for as many bytes as the length word (offset 8) says. */
+static int plan_string(struct trace_plan *plan, struct value_src *src)
+{
+	int ptr = -1, len = -1;
+	size_t i;
+
+	for (i = 0; i < src->nwords; i++) {
+		if (src->w[i].reg_shift || src->w[i].size != 8)
+			continue;
+		if (src->w[i].value_offset == 0)
+			ptr = src->w[i].word;
+		if (src->w[i].value_offset == 8)
+			len = src->w[i].word;
+	}
+	if (ptr < 0 || len < 0)
+		return gt_error(-EINVAL, "a string split in an unexpected way");
+	if (plan->nstrs == TRACE_MAX_STRS)
+		return gt_error(-E2BIG, "more than %d strings in one probe",
+				TRACE_MAX_STRS);
+	plan->strs[plan->nstrs].ptr_word = ptr;
+	plan->strs[plan->nstrs].len_word = len;
+	src->str = plan->nstrs++;
+	return 0;
+}
+
 /* The words of V, a value of at most 16 bytes, into PLAN and SRC. */
 static int plan_value(struct trace_plan *plan, struct value_src *src,
 		      const struct go_abi_value *v)
@@ -271,28 +297,7 @@ static int plan_value(struct trace_plan *plan, struct value_src *src,
 	}
 	if (err || v->type->kind != GO_KIND_STRING)
 		return err;
-	/* the pointer word at value offset 0, the length word at 8 */
-	{
-		int ptr = -1, len = -1;
-
-		for (i = 0; i < src->nwords; i++) {
-			if (src->w[i].reg_shift || src->w[i].size != 8)
-				continue;
-			if (src->w[i].value_offset == 0)
-				ptr = src->w[i].word;
-			if (src->w[i].value_offset == 8)
-				len = src->w[i].word;
-		}
-		if (ptr < 0 || len < 0)
-			return gt_error(-EINVAL, "a string split in an unexpected way");
-		if (plan->nstrs == TRACE_MAX_STRS)
-			return gt_error(-E2BIG, "more than %d strings in one probe",
-					TRACE_MAX_STRS);
-		plan->strs[plan->nstrs].ptr_word = ptr;
-		plan->strs[plan->nstrs].len_word = len;
-		src->str = plan->nstrs++;
-	}
-	return 0;
+	return plan_string(plan, src);
 }
 
 /*
