@@ -570,10 +570,16 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 	fclose(m);
 	if (env.tool.json) {
 		printf("{");
-		if (*tbuf)
+		if (env.rel_time)
+			printf("\"time\":%s,", tbuf);
+		else if (*tbuf)
 			printf("\"time\":\"%s\",", tbuf);
-		printf("\"pid\":%u,\"tid\":%u,\"goid\":%llu,\"comm\":", e->pid,
-		       e->tid, (unsigned long long)e->goid);
+		printf("\"pid\":%u,\"tid\":%u,\"goid\":", e->pid, e->tid);
+		if (e->goid)
+			printf("%llu", (unsigned long long)e->goid);
+		else
+			printf("null");
+		printf(",\"comm\":");
 		json_print_string(stdout, comm);
 		printf(",\"func\":");
 		json_print_string(stdout, row->func);
