@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include "error.h"
 #include "exit_sites.h"
 #include "func_probes.h"
@@ -317,12 +319,65 @@ static bool gccgo_method(const char *name)
 	return dot && (dot = strchr(dot + 1, '.')) && !strchr(dot + 1, '.');
 }
 
+struct dw_find {
+	uint64_t addr;
+	Dwarf_Die die;
+	bool found;
+};
+
+static int dw_func_at(Dwarf_Die *die, void *arg)
+{
+	struct dw_find *f = arg;
+	Dwarf_Addr low;
+
+	if (dwarf_lowpc(die, &low) || low != f->addr)
+		return DWARF_CB_OK;
+	f->die = *die;
+	f->found = true;
+	return DWARF_CB_ABORT;
+}
+
+/*
+ * gccgo: do the results of the function at ADDR go to memory the caller
+ * provides, whose address takes RDI (so the arguments start at RSI)? The
+ * format of an entry probe says nothing of the results: their size comes
+ * from the DWARF type of the function (gccgo makes one struct of several
+ * results); over 16 bytes they go to memory. Without DWARF (stripped),
+ * false: this version cannot tell.
+ */
+static bool gccgo_results_in_memory(const struct go_binary *bin, uint64_t addr)
+{
+	Dwarf *dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
+	struct dw_find f = { .addr = addr };
+	Dwarf_Off off = 0, next;
+	Dwarf_Attribute attr;
+	Dwarf_Word size = 0;
+	Dwarf_Die cu, type;
+	size_t hsize;
+
+	if (!dw)
+		return false;
+	while (!f.found &&
+	       dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			dwarf_getfuncs(&cu, dw_func_at, &f, 0);
+		off = next;
+	}
+	if (f.found && dwarf_attr_integrate(&f.die, DW_AT_type, &attr) &&
+	    dwarf_formref_die(&attr, &type) &&
+	    dwarf_aggregate_size(&type, &size))
+		size = 0;
+	dwarf_end(dw);
+	return size > 16;
+}
+
 /* The plan of PROBE for function NAME: place its values with the ABI. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    const struct trace_probe *probe, const char *name,
-		    size_t *idx)
+		    uint64_t addr, size_t *idx)
 {
-	const struct go_type *types[TRACE_PROBE_MAX_ARGS];
+	const struct go_type *types[TRACE_PROBE_MAX_ARGS], *mem_result;
+	struct go_type big;
 	struct go_abi_sig sig = { 0 };
 	struct go_abi_layout layout = { 0 };
 	struct trace_plan *plan;
@@ -347,8 +402,20 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		sig.params = types;
 		sig.nparams = n;
 	}
-	/* a shape instantiation takes a hidden dictionary first */
-	if (strstr(name, "[go.shape.") && !bin->is_gccgo)
+	/* any result over 16 bytes stands for the real ones: it takes RDI */
+	if (!probe->ret && bin->is_gccgo && gccgo_results_in_memory(bin, addr)) {
+		err = go_type__init_array(&big, &go_type_uint8, 32);
+		if (err)
+			return err;
+		mem_result = &big;
+		sig.results = &mem_result;
+		sig.nresults = 1;
+	}
+	/* A shape instantiation takes a hidden dictionary first. pclntab
+	 * spells every instantiation F[...]: in a stripped binary an F[...]
+	 * is taken for the shape one. */
+	if ((strstr(name, "[go.shape.") || strstr(name, "[...]")) &&
+	    !bin->is_gccgo)
 		sig.dict = go_abi__dict_position(go_version__minor(bin->version));
 	err = go_abi__assign(bin->abi, &sig, &layout);
 	if (err)
@@ -407,7 +474,7 @@ static int plan_function(struct trace_plan_set *s, const struct go_binary *bin,
 	if (!fn || fn->addr != p->func_addr)
 		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
 				(unsigned long long)p->func_addr);
-	err = plan_row(s, bin, probe, p->name, &idx);
+	err = plan_row(s, bin, probe, p->name, fn->addr, &idx);
 	if (err)
 		return err;
 	if (!probe->ret) {
