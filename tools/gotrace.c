@@ -403,7 +403,8 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		sig.nparams = n;
 	}
 	/* any result over 16 bytes stands for the real ones: it takes RDI */
-	if (!probe->ret && bin->is_gccgo && gccgo_results_in_memory(bin, addr)) {
+	if (n && !probe->ret && bin->is_gccgo &&
+	    gccgo_results_in_memory(bin, addr)) {
 		err = go_type__init_array(&big, &go_type_uint8, 32);
 		if (err)
 			return err;
