@@ -38,7 +38,7 @@ static int parse_u64(const char *arg, uint64_t *out)
 	return 0;
 }
 
-static int run(pid_t pid, const char *path, const uint64_t *offsets, size_t n)
+static int run(pid_t pid, const char *path, const struct uprobe_list *list)
 {
 	struct uprobes *probes = NULL;
 	struct floor_bpf *obj;
@@ -54,16 +54,9 @@ static int run(pid_t pid, const char *path, const uint64_t *offsets, size_t n)
 			err = gt_error(err, "cannot load BPF program: %s", strerror(-err));
 	}
 	/* No cookies are read; zeros keep the attach identical to gofunccount's. */
-	if (!err) {
-		uint64_t *cookies = calloc(n, sizeof(*cookies));
-
-		if (!cookies)
-			err = gt_error(-ENOMEM, "out of memory");
-		else
-			err = uprobes__attach(obj->progs.floor_probe, path, pid,
-					      offsets, cookies, n, &probes);
-		free(cookies);
-	}
+	if (!err)
+		err = uprobes__attach(obj->progs.floor_probe, path, pid, list,
+				      &probes);
 	if (!err) {
 		sigset_t block, old;
 
@@ -72,7 +65,7 @@ static int run(pid_t pid, const char *path, const uint64_t *offsets, size_t n)
 		sigaddset(&block, SIGINT);
 		sigaddset(&block, SIGTERM);
 		sigprocmask(SIG_BLOCK, &block, &old);
-		printf("Attached %zu probes to %s\n", n, path);
+		printf("Attached %zu probes to %s\n", list->n, path);
 		fflush(stdout);
 		while (!exiting)
 			sigsuspend(&old);
@@ -85,7 +78,8 @@ static int run(pid_t pid, const char *path, const uint64_t *offsets, size_t n)
 
 int main(int argc, char **argv)
 {
-	uint64_t *offsets;
+	struct uprobe_list list = { 0 };
+	uint64_t offset;
 	pid_t pid = 0;
 	int i, opt, err = 0;
 
@@ -98,18 +92,16 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		goto usage;
-	offsets = calloc(argc - optind - 1, sizeof(*offsets));
-	if (!offsets) {
-		fprintf(stderr, "uprobe_floor: out of memory\n");
-		return 1;
+	for (i = optind + 1; i < argc && !err; i++) {
+		err = parse_u64(argv[i], &offset);
+		if (!err)
+			err = uprobe_list__add(&list, offset, 0);
 	}
-	for (i = optind + 1; i < argc && !err; i++)
-		err = parse_u64(argv[i], &offsets[i - optind - 1]);
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
 	if (!err)
-		err = run(pid, argv[optind], offsets, argc - optind - 1);
-	free(offsets);
+		err = run(pid, argv[optind], &list);
+	uprobe_list__free(&list);
 	if (err) {
 		fprintf(stderr, "uprobe_floor: %s\n", gt_last_error());
 		return 1;

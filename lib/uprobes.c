@@ -127,10 +127,40 @@ static int attach_one_by_one(struct uprobes *u, struct bpf_program *prog,
 	return 0;
 }
 
-int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
-		    const uint64_t *offsets, const uint64_t *cookies, size_t n,
-		    struct uprobes **out)
+int uprobe_list__add(struct uprobe_list *l, uint64_t offset, uint64_t cookie)
 {
+	size_t cap;
+	uint64_t *p;
+
+	if (l->n == l->cap) {
+		cap = l->cap ? l->cap * 2 : 64;
+		p = realloc(l->offsets, cap * sizeof(*p));
+		if (!p)
+			return gt_error(-ENOMEM, "out of memory");
+		l->offsets = p;
+		p = realloc(l->cookies, cap * sizeof(*p));
+		if (!p)
+			return gt_error(-ENOMEM, "out of memory");
+		l->cookies = p;
+		l->cap = cap;
+	}
+	l->offsets[l->n] = offset;
+	l->cookies[l->n++] = cookie;
+	return 0;
+}
+
+void uprobe_list__free(struct uprobe_list *l)
+{
+	free(l->offsets);
+	free(l->cookies);
+	memset(l, 0, sizeof(*l));
+}
+
+int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
+		    const struct uprobe_list *list, struct uprobes **out)
+{
+	const uint64_t *offsets = list->offsets, *cookies = list->cookies;
+	size_t n = list->n;
 	struct uprobes *u;
 	int err = 0;
 

@@ -27,16 +27,25 @@ bool uprobes__multi_supported(void);
  */
 int uprobes__prepare(struct bpf_program *prog);
 
+/* The probes to attach: a file offset and an attach cookie each. */
+struct uprobe_list {
+	uint64_t *offsets;
+	uint64_t *cookies;
+	size_t n, cap;
+};
+
+int uprobe_list__add(struct uprobe_list *l, uint64_t offset, uint64_t cookie);
+void uprobe_list__free(struct uprobe_list *l);
+
 struct uprobes;
 
 /*
- * Attach PROG (prepared and loaded) at file OFFSETS of PATH, with COOKIES
- * for bpf_get_attach_cookie(). PID > 0 restricts the probes to that
- * process. On failure nothing stays attached.
+ * Attach PROG (prepared and loaded) at the file offsets of LIST in PATH,
+ * with their cookies for bpf_get_attach_cookie(). PID > 0 restricts the
+ * probes to that process. On failure nothing stays attached.
  */
 int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
-		    const uint64_t *offsets, const uint64_t *cookies, size_t n,
-		    struct uprobes **out);
+		    const struct uprobe_list *list, struct uprobes **out);
 
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);

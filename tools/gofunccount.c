@@ -221,21 +221,16 @@ static void print_probes(const struct func_probes *fp)
 }
 
 static int make_cookies(const struct func_probes *fp,
-			const struct counter_table *t,
-			uint64_t **offsets, uint64_t **cookies)
+			const struct counter_table *t, struct uprobe_list *list)
 {
 	size_t i;
+	int err = 0;
 
-	*offsets = calloc(fp->n, sizeof(**offsets));
-	*cookies = calloc(fp->n, sizeof(**cookies));
-	if (!*offsets || !*cookies)
-		return gt_error(-ENOMEM, "out of memory");
-	for (i = 0; i < fp->n; i++) {
-		(*offsets)[i] = fp->probes[i].offset;
-		(*cookies)[i] = COOKIE_MAKE(t->row_of_probe[i],
-					    fp->probes[i].site.skip_flags);
-	}
-	return 0;
+	for (i = 0; i < fp->n && !err; i++)
+		err = uprobe_list__add(list, fp->probes[i].offset,
+				       COOKIE_MAKE(t->row_of_probe[i],
+						   fp->probes[i].site.skip_flags));
+	return err;
 }
 
 static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
@@ -325,7 +320,7 @@ int main(int argc, char **argv)
 	struct counter_table table = { 0 };
 	struct gofunccount_bpf *obj = NULL;
 	struct uprobes *probes = NULL;
-	uint64_t *offsets = NULL, *cookies = NULL;
+	struct uprobe_list list = { 0 };
 	int err;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
@@ -337,19 +332,17 @@ int main(int argc, char **argv)
 	if (!err)
 		err = counter_table__init(&table, &fp);
 	if (!err)
-		err = make_cookies(&fp, &table, &offsets, &cookies);
+		err = make_cookies(&fp, &table, &list);
 	if (!err)
 		err = load_bpf(&obj, target.tgid, table.nrows);
 	if (!err)
 		err = uprobes__attach(obj->progs.count_call, target.path,
-				      target.tgid, offsets, cookies, fp.n,
-				      &probes);
+				      target.tgid, &list, &probes);
 	if (!err)
 		err = trace(obj, &table, &target, fp.nfuncs);
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
-	free(offsets);
-	free(cookies);
+	uprobe_list__free(&list);
 	counter_table__free(&table);
 	func_probes__free(&fp);
 	tool_target__close(&target);

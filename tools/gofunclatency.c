@@ -117,47 +117,18 @@ struct func_row {
 	struct hist delta;
 };
 
-/* Every uprobe: entries and exits go to two programs. */
-struct probe_list {
-	uint64_t *offsets;
-	uint64_t *cookies;
-	size_t n, cap;
-};
 
 struct latency_plan {
 	struct func_row *rows;
 	size_t nrows;
-	struct probe_list entries, exits;
+	struct uprobe_list entries, exits;	/* two programs */
 };
-
-static int probe_list__add(struct probe_list *l, uint64_t offset,
-			   uint64_t cookie)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		uint64_t *o = realloc(l->offsets, cap * sizeof(*o));
-
-		if (!o)
-			return gt_error(-ENOMEM, "out of memory");
-		l->offsets = o;
-		o = realloc(l->cookies, cap * sizeof(*o));
-		if (!o)
-			return gt_error(-ENOMEM, "out of memory");
-		l->cookies = o;
-		l->cap = cap;
-	}
-	l->offsets[l->n] = offset;
-	l->cookies[l->n++] = cookie;
-	return 0;
-}
 
 static void latency_plan__free(struct latency_plan *p)
 {
 	free(p->rows);
-	free(p->entries.offsets);
-	free(p->entries.cookies);
-	free(p->exits.offsets);
-	free(p->exits.cookies);
+	uprobe_list__free(&p->entries);
+	uprobe_list__free(&p->exits);
 }
 
 static int row_find_or_add(struct latency_plan *p, const char *name)
@@ -310,7 +281,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			probe_site_kind__str(site.kind),
 			bin->is_gccgo ? "keyed by SP" :
 			r14 ? "g from R14" : "g from TLS");
-	err = probe_list__add(&plan->entries, offset,
+	err = uprobe_list__add(&plan->entries, offset,
 			      COOKIE_MAKE(row, site.skip_flags, r14));
 	for (i = 0; i < nexits && !err; i++) {
 		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
@@ -323,7 +294,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = probe_list__add(&plan->exits, off, COOKIE_MAKE(row, 0, r14));
+		err = uprobe_list__add(&plan->exits, off, COOKIE_MAKE(row, 0, r14));
 	}
 	free(exits);
 	return err;
@@ -566,13 +537,11 @@ int main(int argc, char **argv)
 			       target.bin->is_gccgo, nhists);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_entry, target.path,
-				      target.tgid, plan.entries.offsets,
-				      plan.entries.cookies, plan.entries.n,
+				      target.tgid, &plan.entries,
 				      &entry_probes);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
-				      target.tgid, plan.exits.offsets,
-				      plan.exits.cookies, plan.exits.n,
+				      target.tgid, &plan.exits,
 				      &exit_probes);
 	if (!err)
 		err = trace(obj, &plan, &target, nhists);

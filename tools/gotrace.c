@@ -157,9 +157,7 @@ struct trace_plan_set {
 	struct row *rows;
 	struct trace_plan *plans;
 	size_t nrows, cap;
-	uint64_t *offsets;
-	uint64_t *cookies;
-	size_t nprobes, probes_cap;
+	struct uprobe_list probes;
 };
 
 static void plan_set__free(struct trace_plan_set *s)
@@ -170,29 +168,7 @@ static void plan_set__free(struct trace_plan_set *s)
 		free(s->rows[i].func);
 	free(s->rows);
 	free(s->plans);
-	free(s->offsets);
-	free(s->cookies);
-}
-
-static int plan_set__add_probe(struct trace_plan_set *s, uint64_t offset,
-			       uint64_t cookie)
-{
-	if (s->nprobes == s->probes_cap) {
-		size_t cap = s->probes_cap ? s->probes_cap * 2 : 64;
-		uint64_t *o = realloc(s->offsets, cap * sizeof(*o));
-
-		if (!o)
-			return gt_error(-ENOMEM, "out of memory");
-		s->offsets = o;
-		o = realloc(s->cookies, cap * sizeof(*o));
-		if (!o)
-			return gt_error(-ENOMEM, "out of memory");
-		s->cookies = o;
-		s->probes_cap = cap;
-	}
-	s->offsets[s->nprobes] = offset;
-	s->cookies[s->nprobes++] = cookie;
-	return 0;
+	uprobe_list__free(&s->probes);
 }
 
 /* A new row and its zeroed plan. */
@@ -483,7 +459,7 @@ static int plan_function(struct trace_plan_set *s, const struct go_binary *bin,
 		if (!err && env.tool.verbose)
 			fprintf(stderr, "probe %s at offset 0x%llx\n", p->name,
 				(unsigned long long)off);
-		return err ? err : plan_set__add_probe(s, off, COOKIE_MAKE(idx, skip, 0));
+		return err ? err : uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, skip, 0));
 	}
 	err = exit_sites__find(bin, fn, &exits, &nexits);
 	if (err)
@@ -501,7 +477,7 @@ static int plan_function(struct trace_plan_set *s, const struct go_binary *bin,
 			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", p->name,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = plan_set__add_probe(s, off, COOKIE_MAKE(idx, 0,
+		err = uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, 0,
 				exits[i].kind == EXIT_TAIL_JMP));
 	}
 	free(exits);
@@ -816,14 +792,13 @@ int main(int argc, char **argv)
 	err = tool_target__open(&target, &env.tool);
 	for (i = 0; i < env.nprobes && !err; i++)
 		err = plan_probe(&set, &target, &env.probes[i]);
-	if (!err && !set.nprobes)
+	if (!err && !set.probes.n)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
 		err = load_bpf(&obj, target.tgid, target.bin, &set);
 	if (!err)
 		err = uprobes__attach(obj->progs.trace_hit, target.path,
-				      target.tgid, set.offsets, set.cookies,
-				      set.nprobes, &probes);
+				      target.tgid, &set.probes, &probes);
 	if (!err)
 		err = trace(obj, &set, &target);
 	uprobes__detach(probes);
