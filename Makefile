@@ -24,7 +24,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz
 
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
-CPPFLAGS += -Ilib -I$(OUTPUT)
+CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT)
 LIBS := -lbpf -ldw -lelf -lcapstone -lz
 ifeq ($(STATIC),1)
 LDFLAGS += -static

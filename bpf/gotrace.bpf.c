@@ -2,10 +2,11 @@
 /*
  * gotrace: one event per probe hit. User space turned each probe into a
  * plan (which register or stack slot holds each word of each value, which
- * words are a Go string's pointer and length); this program follows it,
- * reading user memory only with bpf_probe_read_user(), and sends the raw
- * words and string bytes through a ring buffer. A full ring buffer is
- * counted in `lost`, never hidden.
+ * pointers to follow, which words are a string's pointer and length, what
+ * the filter compares); this program follows it, reading user memory only
+ * with bpf_probe_read_user(), tests the filter, and sends the raw words,
+ * string bytes and (-U) return addresses through a ring buffer. A full ring
+ * buffer is counted in `lost`, never hidden.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,7 +17,8 @@ const volatile pid_t target_tgid = 0;
 const volatile bool have_goid = false;	/* gccgo: no goroutine ids */
 const volatile __u32 goid_offset = 152;
 const volatile __s64 tls_g_offset = -8;
-const volatile __u32 str_max = 80;	/* -Z */
+const volatile bool user_stack = false;	/* -U */
+const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -24,6 +26,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct trace_plan);
 } plans SEC(".maps");
+
+/* The event is built here, then copied to the ring buffer if the filter
+ * lets it through: a dropped event never takes ring buffer space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_event);
+} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -56,6 +67,178 @@ static __always_inline __u64 current_goid(void)
 	return goid;
 }
 
+static __always_inline void read_words(struct trace_event *e,
+				       const struct trace_plan *plan,
+				       const __u64 *regs)
+{
+	__u32 i;
+
+	for (i = 0; i < TRACE_MAX_WORDS; i++) {
+		const struct trace_word *w = &plan->words[i];
+		__u64 v = 0, addr;
+		__u32 size = w->size, b = w->base;
+
+		e->words[i] = 0;
+		if (i >= plan->nwords)
+			continue;
+		if (w->kind == WORD_REG) {
+			e->words[i] = regs[w->reg & 15];
+			continue;
+		}
+		if (b == TRACE_NO_BASE) {
+			addr = regs[w->reg & 15];
+		} else {
+			b &= TRACE_MAX_WORDS - 1;
+			/* a pointer that could not be read, or nil */
+			if ((e->word_faults | e->word_nils) >> b & 1) {
+				e->word_faults |= (e->word_faults >> b & 1) << i;
+				e->word_nils |= (e->word_nils >> b & 1) << i;
+				continue;
+			}
+			addr = e->words[b];
+			if (!addr) {
+				e->word_nils |= 1U << i;
+				continue;
+			}
+		}
+		if (size > 8)
+			size = 8;
+		if (bpf_probe_read_user(&v, size, (void *)(addr + w->offset)))
+			e->word_faults |= 1U << i;
+		e->words[i] = v;
+	}
+}
+
+static __always_inline void read_strs(struct trace_event *e,
+				      const struct trace_plan *plan)
+{
+	__u32 i;
+
+	for (i = 0; i < TRACE_MAX_STRS; i++) {
+		const struct trace_str *s = &plan->strs[i];
+		__u32 pw = s->ptr_word & (TRACE_MAX_WORDS - 1);
+		__u32 lw = s->len_word & (TRACE_MAX_WORDS - 1);
+		__u64 len, ptr;
+
+		e->str_len[i] = 0;
+		if (i >= plan->nstrs)
+			continue;
+		if ((e->word_faults | e->word_nils) >> pw & 1 ||
+		    (e->word_faults | e->word_nils) >> lw & 1) {
+			e->str_faults |= 1U << i;
+			continue;
+		}
+		ptr = e->words[pw];
+		len = e->words[lw];
+		if (len > s->max)
+			len = s->max;
+		if (len > TRACE_STR_MAX)
+			len = TRACE_STR_MAX;
+		if (!len)
+			continue;
+		if (bpf_probe_read_user(e->str[i], len, (void *)ptr))
+			e->str_faults |= 1U << i;
+		else
+			e->str_len[i] = len;
+	}
+}
+
+static __always_inline bool string_equal(const struct trace_event *e,
+					 const struct trace_plan *plan,
+					 const struct trace_cmp *t)
+{
+	__u32 s = t->str & (TRACE_MAX_STRS - 1), i;
+	__u32 lw = plan->strs[s].len_word & (TRACE_MAX_WORDS - 1);
+
+	if (e->str_faults >> s & 1 || e->words[lw] != t->value)
+		return false;
+	for (i = 0; i < TRACE_TERM_STR_MAX; i++)
+		if (i < t->value && e->str[s][i] != t->bytes[i])
+			return false;
+	return true;
+}
+
+/* A comparison whose value cannot be read is false. */
+static __always_inline bool term_true(const struct trace_event *e,
+				      const struct trace_plan *plan,
+				      const struct trace_cmp *t)
+{
+	__u32 w = t->word & (TRACE_MAX_WORDS - 1), bits = t->size * 8;
+	__u64 v, c = t->value;
+	bool lt, eq;
+
+	if (t->flags & TERM_STRING) {
+		eq = string_equal(e, plan, t);
+		return t->op == TERM_NE ? !eq : eq;
+	}
+	if ((e->word_faults | e->word_nils) >> w & 1)
+		return false;
+	v = e->words[w] >> ((t->shift & 7) * 8);
+	if (bits && bits < 64) {
+		v &= (1ULL << bits) - 1;
+		if (t->flags & TERM_SIGNED && v >> (bits - 1) & 1)
+			v |= ~0ULL << bits;
+	}
+	eq = v == c;
+	lt = t->flags & TERM_SIGNED ? (__s64)v < (__s64)c : v < c;
+	switch (t->op) {
+	case TERM_EQ: return eq;
+	case TERM_NE: return !eq;
+	case TERM_LT: return lt;
+	case TERM_LE: return lt || eq;
+	case TERM_GT: return !lt && !eq;
+	default: return !lt;
+	}
+}
+
+/* Terms joined by && and ||, && binding tighter; no terms: true. */
+static __always_inline bool filter_passes(const struct trace_event *e,
+					  const struct trace_plan *plan)
+{
+	bool clause = true, any = false;
+	__u32 i;
+
+	if (!plan->nterms)
+		return true;
+	for (i = 0; i < TRACE_MAX_TERMS; i++) {
+		const struct trace_cmp *t = &plan->terms[i];
+
+		if (i >= plan->nterms)
+			break;
+		clause = clause && term_true(e, plan, t);
+		if (t->flags & TERM_OR || i + 1 == plan->nterms) {
+			any = any || clause;
+			clause = true;
+		}
+	}
+	return any;
+}
+
+/* The PC, the return address at SP (the probes sit where the frame is not
+ * set up or already torn down), then the frame pointer chain. */
+static __always_inline void read_stack(struct trace_event *e,
+				       struct pt_regs *ctx)
+{
+	__u64 fp = ctx->bp, ret = 0, frame[2];
+	__u32 n = 1, i;
+
+	e->frames[0] = ctx->ip;
+	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)ctx->sp) && ret)
+		e->frames[n++] = ret;
+	for (i = 0; i < TRACE_MAX_FRAMES - 2 && frame_pointers; i++) {
+		if (!fp || bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
+		    !frame[1])
+			break;
+		e->frames[n & (TRACE_MAX_FRAMES - 1)] = frame[1];
+		n++;
+		/* callers' frames lie higher on the stack */
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	e->nframes = n;
+}
+
 SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
@@ -67,7 +250,7 @@ int trace_hit(struct pt_regs *ctx)
 		ctx->bp, ctx->sp, ctx->r8, ctx->r9, ctx->r10, ctx->r11,
 		ctx->r12, ctx->r13, ctx->r14, ctx->r15,
 	};
-	__u32 idx = COOKIE_INDEX(cookie), zero = 0, i;
+	__u32 idx = COOKIE_INDEX(cookie), zero = 0;
 	struct trace_plan *plan;
 	struct trace_event *e;
 	__u64 *n;
@@ -78,66 +261,36 @@ int trace_hit(struct pt_regs *ctx)
 	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
 		return 0;
 	plan = bpf_map_lookup_elem(&plans, &idx);
-	if (!plan)
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!plan || !e)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			__sync_fetch_and_add(n, 1);
+	e->plan = idx;
+	e->tail = !!(cookie & COOKIE_TAIL);
+	e->word_faults = 0;
+	e->word_nils = 0;
+	e->str_faults = 0;
+	e->nframes = 0;
+	/* at a tail JMP the results are not set: nothing to read or test */
+	if (!e->tail) {
+		read_words(e, plan, regs);
+		read_strs(e, plan);
+		if (!filter_passes(e, plan))
+			return 0;
+	} else if (plan->nterms) {
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
-	e->plan = idx;
-	e->tail = !!(cookie & COOKIE_TAIL);
 	e->goid = current_goid();
-	e->word_faults = 0;
-	e->str_faults = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	for (i = 0; i < TRACE_MAX_WORDS; i++) {
-		struct trace_word *w = &plan->words[i];
-		__u64 v = 0, base = regs[w->reg & 15];
-		__u32 size = w->size;
-
-		if (i >= plan->nwords || e->tail) {
-			e->words[i] = 0;
-			continue;
-		}
-		if (w->kind == WORD_REG) {
-			v = base;
-		} else {
-			if (size > 8)
-				size = 8;
-			if (bpf_probe_read_user(&v, size, (void *)(base + w->offset)))
-				e->word_faults |= 1U << i;
-		}
-		e->words[i] = v;
+	if (user_stack)
+		read_stack(e, ctx);
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0)) {
+		n = bpf_map_lookup_elem(&lost, &zero);
+		if (n)
+			__sync_fetch_and_add(n, 1);
 	}
-	for (i = 0; i < TRACE_MAX_STRS; i++) {
-		struct trace_str *s = &plan->strs[i];
-		__u32 pw = s->ptr_word, lw = s->len_word;
-		__u64 len, ptr;
-
-		e->str_len[i] = 0;
-		if (i >= plan->nstrs || e->tail || pw >= TRACE_MAX_WORDS ||
-		    lw >= TRACE_MAX_WORDS)
-			continue;
-		ptr = e->words[pw];
-		len = e->words[lw];
-		if (len > str_max)
-			len = str_max;
-		if (len > TRACE_STR_MAX)
-			len = TRACE_STR_MAX;
-		if (!len)
-			continue;
-		if (bpf_probe_read_user(e->str[i], len, (void *)ptr))
-			e->str_faults |= 1U << i;
-		else
-			e->str_len[i] = len;
-	}
-	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 

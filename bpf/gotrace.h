@@ -3,9 +3,13 @@
 #ifndef GOTRACE_H
 #define GOTRACE_H
 
-#define TRACE_MAX_WORDS	24	/* 12 values of up to two words */
-#define TRACE_MAX_STRS	4	/* %s per probe */
-#define TRACE_STR_MAX	512	/* bytes of one string, the bound of -Z */
+#define TRACE_MAX_WORDS		32	/* words read per event */
+#define TRACE_MAX_STRS		4	/* strings ([]byte too) per probe */
+#define TRACE_STR_MAX		512	/* bytes of one string, the bound of -Z */
+#define TRACE_MAX_TERMS		8	/* comparisons in a filter */
+#define TRACE_TERM_STR_MAX	64	/* bytes of a string a filter compares */
+#define TRACE_MAX_FRAMES	32	/* -U: return addresses of a stack */
+#define TRACE_NO_BASE		0xff
 
 /*
  * The attach cookie of each probe:
@@ -23,31 +27,69 @@
 
 enum trace_word_kind {
 	WORD_REG,	/* the whole register REG */
-	WORD_MEM,	/* SIZE bytes at (register REG) + OFFSET; SP is reg 7 */
+	WORD_MEM,	/* SIZE bytes at BASE + OFFSET */
 };
 
-/* One word of a value. REG numbers registers as DWARF does (enum go_reg:
- * RAX 0, RDX 1, RCX 2, RBX 3, RSI 4, RDI 5, RBP 6, RSP 7, R8..R15). */
+/*
+ * One word of a value, read in order. REG numbers registers as DWARF does
+ * (enum go_reg: RAX 0, RDX 1, RCX 2, RBX 3, RSI 4, RDI 5, RBP 6, RSP 7,
+ * R8..R15). A WORD_MEM's BASE is register REG when BASE is TRACE_NO_BASE
+ * (SP for stack arguments), else the value of the earlier word BASE: a
+ * pointer being followed (req.URL.Path). When that pointer is nil the word
+ * is not read and its bit is set in the event's word_nils.
+ */
 struct trace_word {
 	__u8 kind;
 	__u8 reg;
 	__u8 size;	/* 1..8 */
-	__u8 pad;
+	__u8 base;
 	__s32 offset;
 };
 
-/* A Go string: the words holding its pointer and its length. */
+/* A Go string or []byte: the words holding its pointer and its length;
+ * MAX bytes are read at most (-Z, or more for a filter that compares it). */
 struct trace_str {
 	__u8 ptr_word;
 	__u8 len_word;
+	__u16 max;
+};
+
+enum trace_term_op {
+	TERM_EQ,
+	TERM_NE,
+	TERM_LT,
+	TERM_LE,
+	TERM_GT,
+	TERM_GE,
+};
+
+#define TERM_SIGNED	1	/* compare as signed integers */
+#define TERM_STRING	2	/* compare string STR with BYTES[0..VALUE) */
+#define TERM_OR		4	/* || follows (else &&, which binds tighter) */
+
+/* One comparison of a filter: the low SIZE bytes of word WORD, shifted
+ * right by SHIFT bytes first, against VALUE; or a string against BYTES. */
+struct trace_cmp {
+	__u8 word;
+	__u8 op;
+	__u8 flags;
+	__u8 size;
+	__u8 shift;
+	__u8 str;
+	__u16 pad;
+	__u64 value;
+	char bytes[TRACE_TERM_STR_MAX];
 };
 
 /* What one probe reads, keyed by the index in its cookie. */
 struct trace_plan {
 	__u32 nwords;
 	__u32 nstrs;
+	__u32 nterms;
+	__u32 pad;
 	struct trace_word words[TRACE_MAX_WORDS];
 	struct trace_str strs[TRACE_MAX_STRS];
+	struct trace_cmp terms[TRACE_MAX_TERMS];
 };
 
 struct trace_event {
@@ -58,9 +100,12 @@ struct trace_event {
 	__u32 plan;
 	__u32 tail;		/* fired at a tail JMP */
 	__u32 word_faults;	/* bit i: words[i] could not be read */
+	__u32 word_nils;	/* bit i: words[i] is behind a nil pointer */
 	__u32 str_faults;	/* bit i: strs[i] could not be read */
+	__u32 nframes;		/* -U: frames[0..nframes) */
 	char comm[16];
 	__u64 words[TRACE_MAX_WORDS];
+	__u64 frames[TRACE_MAX_FRAMES];	/* the PC, then return addresses */
 	__u32 str_len[TRACE_MAX_STRS];	/* bytes copied into str[i] */
 	char str[TRACE_MAX_STRS][TRACE_STR_MAX];
 };

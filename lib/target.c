@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "error.h"
 #include "target.h"
@@ -278,4 +279,46 @@ int target__resolve(const char *binary, pid_t pid, char *path, size_t len)
 	if (strchr(binary, '/'))
 		return resolve_path(binary, pid, path, len);
 	return resolve_short(binary, pid, path, len);
+}
+
+int target__load_bias(pid_t pid, const char *path, uint64_t first_vaddr,
+		      uint64_t *bias)
+{
+	unsigned long long start, offset, inode;
+	unsigned int dev_major, dev_minor;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char maps[64], *line = NULL, *file;
+	size_t cap = 0;
+	struct stat st;
+	int err = -ENOENT;
+	FILE *f;
+
+	if (stat(path, &st))
+		return gt_error(-errno, "cannot stat %s: %s", path, strerror(errno));
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return gt_error(-ESRCH, "no such process: %d", (int)pid);
+	/* address perms offset dev inode path; the mapping of file offset 0
+	 * holds the first segment */
+	while (err == -ENOENT && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx-%*x %*s %llx %x:%x %llu", &start, &offset,
+			   &dev_major, &dev_minor, &inode) != 5)
+			continue;
+		/* overlayfs shows another device in maps than stat() does:
+		 * the inode and the file name must both match then */
+		file = strrchr(line, '/');
+		if (inode == st.st_ino && offset == 0 &&
+		    ((dev_major == major(st.st_dev) && dev_minor == minor(st.st_dev)) ||
+		     (file && !strcmp(file + 1, base)))) {
+			*bias = start - (first_vaddr & ~0xfffULL);
+			err = 0;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (err)
+		return gt_error(err, "process %d has not mapped %s", (int)pid, path);
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define GOTOOLS_TARGET_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -21,6 +22,16 @@
  * found, each with a reason.
  */
 int target__resolve(const char *binary, pid_t pid, char *path, size_t len);
+
+/*
+ * Where process PID mapped file PATH: BIAS is added to the file's virtual
+ * addresses (0 for a non-PIE executable); FIRST_VADDR is the lowest
+ * virtual address of its segments. The mapping is found by device and
+ * inode, so that PATH may go through /proc/PID/root. -ENOENT when PID has
+ * not mapped the file (yet), -ESRCH when it is gone.
+ */
+int target__load_bias(pid_t pid, const char *path, uint64_t first_vaddr,
+		      uint64_t *bias);
 
 /* Is PID a live process? */
 int target__pid_alive(pid_t pid);

@@ -116,6 +116,10 @@ static int parse_conv(const char **s, struct trace_conv *c)
 			c->kind = TRACE_CONV_STR;
 			c->type = &go_type_string;
 			break;
+		case 'T':
+			c->kind = TRACE_CONV_TYPE;
+			c->type = &go_type_eface;
+			break;
 		case 't':
 		case 'b':
 			c->kind = TRACE_CONV_BOOL;
@@ -125,7 +129,7 @@ static int parse_conv(const char **s, struct trace_conv *c)
 		case '"':
 			return gt_error(-EINVAL, "format ends with '%%'");
 		default:
-			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f)",
+			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f %%T)",
 					*p);
 		}
 	}
@@ -192,19 +196,44 @@ static int parse_format(const char **s, struct trace_probe *p)
 	return err;
 }
 
-/* One argument name at *S: goargN, goretN or retval. */
-static int parse_arg(const char **s, bool ret, struct trace_conv *c)
+static const char *skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Go identifiers are letters, digits and _ (any non-ASCII byte is taken
+ * for a letter); DWARF names unnamed results ~r0. */
+static size_t ident_len(const char *p)
+{
+	size_t len = 0;
+
+	if (*p == '~')
+		len++;
+	if (!isalpha((unsigned char)p[len]) && p[len] != '_' &&
+	    !((unsigned char)p[len] & 0x80))
+		return 0;
+	while (isalnum((unsigned char)p[len]) || p[len] == '_' ||
+	       ((unsigned char)p[len] & 0x80))
+		len++;
+	return len;
+}
+
+/* The base of a value at *P: goargN, goretN, retval or a NAME. */
+static int parse_base(const char **s, bool ret, struct trace_expr *x)
 {
 	const char *p = *s;
+	size_t len = ident_len(p);
 	unsigned long n;
 	char *end;
-	size_t len;
 
-	for (len = 0; isalnum((unsigned char)p[len]) || p[len] == '_'; len++)
-		;
+	if (!len)
+		return gt_error(-EINVAL, "expected an argument at '%s' (goargN, goretN, retval or a name)",
+				*p ? p : "the end");
 	if (len == 6 && !strncmp(p, "retval", 6)) {
-		c->arg = TRACE_ARG_GORET;
-		c->index = 0;
+		x->arg = TRACE_ARG_GORET;
+		x->index = 0;
 	} else if (len > 5 && (!strncmp(p, "goarg", 5) || !strncmp(p, "goret", 5)) &&
 		   isdigit((unsigned char)p[5])) {
 		errno = 0;
@@ -212,27 +241,255 @@ static int parse_arg(const char **s, bool ret, struct trace_conv *c)
 		if (errno || end != p + len || n < 1 || n > 64)
 			return gt_error(-EINVAL, "bad argument '%.*s' (goargN and goretN count from 1)",
 					(int)len, p);
-		c->arg = p[4] == 'g' ? TRACE_ARG_GOARG : TRACE_ARG_GORET;
-		c->index = n - 1;
+		x->arg = p[4] == 'g' ? TRACE_ARG_GOARG : TRACE_ARG_GORET;
+		x->index = n - 1;
 	} else {
-		return gt_error(-EINVAL, "unknown argument '%.*s' (use goargN, goretN or retval)",
-				(int)(len ? len : strcspn(p, ", \t")), p);
+		x->arg = TRACE_ARG_NAME;
+		x->name = strndup(p, len);
+		if (!x->name)
+			return gt_error(-ENOMEM, "out of memory");
 	}
-	if (c->arg == TRACE_ARG_GORET && !ret)
+	if (x->arg == TRACE_ARG_GORET && !ret)
 		return gt_error(-EINVAL, "'%.*s' is only known in a return probe (r:)",
 				(int)len, p);
-	if (c->arg == TRACE_ARG_GOARG && ret)
+	if (x->arg == TRACE_ARG_GOARG && ret)
 		return gt_error(-EINVAL, "'%.*s' is not known at a return: registers are reused (use an entry probe)",
 				(int)len, p);
 	*s = p + len;
 	return 0;
 }
 
-static const char *skip_space(const char *s)
+/* BASE{.field} at *S. */
+static int parse_path(const char **s, bool ret, struct trace_expr *x)
 {
-	while (isspace((unsigned char)*s))
-		s++;
-	return s;
+	const char *p;
+	size_t len;
+	int err;
+
+	err = parse_base(s, ret, x);
+	p = *s;
+	while (!err && *p == '.') {
+		len = ident_len(p + 1);
+		if (!len || p[1] == '~')
+			return gt_error(-EINVAL, "expected a field name after '.' in '%s'",
+					p);
+		if (x->nfields == TRACE_PROBE_MAX_FIELDS)
+			return gt_error(-EINVAL, "more than %d selectors in one argument",
+					TRACE_PROBE_MAX_FIELDS);
+		x->fields[x->nfields] = strndup(p + 1, len);
+		if (!x->fields[x->nfields])
+			return gt_error(-ENOMEM, "out of memory");
+		x->nfields++;
+		p += 1 + len;
+	}
+	*s = p;
+	return err;
+}
+
+/* An argument at *S: PATH, len(PATH) or cap(PATH). */
+static int parse_expr(const char **s, bool ret, struct trace_expr *x)
+{
+	const char *start = *s, *p = *s;
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	if ((!strncmp(p, "len", 3) || !strncmp(p, "cap", 3)) &&
+	    *skip_space(p + 3) == '(') {
+		x->fn = p[0] == 'l' ? TRACE_FN_LEN : TRACE_FN_CAP;
+		p = skip_space(skip_space(p + 3) + 1);
+	}
+	err = parse_path(&p, ret, x);
+	if (err)
+		return err;
+	if (x->fn != TRACE_FN_NONE) {
+		p = skip_space(p);
+		if (*p != ')')
+			return gt_error(-EINVAL, "expected ')' after '%.*s'",
+					(int)(p - start), start);
+		p++;
+	}
+	x->text = strndup(start, p - start);
+	if (!x->text)
+		return gt_error(-ENOMEM, "out of memory");
+	*s = p;
+	return 0;
+}
+
+static void expr__free(struct trace_expr *x)
+{
+	size_t i;
+
+	free(x->text);
+	free(x->name);
+	for (i = 0; i < x->nfields; i++)
+		free(x->fields[i]);
+	memset(x, 0, sizeof(*x));
+}
+
+/* A quoted string constant at *S (at its opening quote). */
+static int parse_string(const char **s, struct trace_term *t)
+{
+	const char *p = *s + 1;
+	struct lit lit = { 0 };
+	int err = 0;
+	char c;
+
+	while (!err && *p && *p != '"') {
+		c = *p++;
+		if (c == '\\') {
+			switch (*p) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '\\': c = '\\'; break;
+			case '"': c = '"'; break;
+			default:
+				return gt_error(-EINVAL, "unknown escape '\\%c' in a filter string",
+						*p ? *p : ' ');
+			}
+			p++;
+		}
+		err = lit__add(&lit, c);
+	}
+	if (!err && *p != '"')
+		err = gt_error(-EINVAL, "a filter string has no closing quote");
+	if (err) {
+		free(lit.buf);
+		return err;
+	}
+	t->kind = TRACE_CONST_STR;
+	t->str_len = lit.len;
+	t->str = lit__take(&lit);
+	if (!t->str)
+		return gt_error(-ENOMEM, "out of memory");
+	*s = p + 1;
+	return 0;
+}
+
+/* The constant of a comparison at *S. */
+static int parse_const(const char **s, struct trace_term *t)
+{
+	const char *p = *s;
+	unsigned long long v;
+	size_t len = ident_len(p);
+	char *end;
+
+	if (*p == '"')
+		return parse_string(s, t);
+	t->kind = TRACE_CONST_INT;
+	if ((len == 4 && !strncmp(p, "true", 4)) || (len == 5 && !strncmp(p, "false", 5)) ||
+	    (len == 3 && !strncmp(p, "nil", 3))) {
+		t->value = *p == 't';
+		*s = p + len;
+		return 0;
+	}
+	if (*p == '-') {
+		t->negative = true;
+		p++;
+	}
+	if (!isdigit((unsigned char)*p))
+		return gt_error(-EINVAL, "expected a number, a \"string\", true, false or nil at '%s'",
+				*s);
+	errno = 0;
+	v = strtoull(p, &end, 0);
+	if (errno || (t->negative && v > (1ULL << 63)) ||
+	    isalnum((unsigned char)*end) || *end == '_')
+		return gt_error(-EINVAL, "bad number '%.*s' in filter",
+				(int)(end - *s + (isalnum((unsigned char)*end) != 0)), *s);
+	t->value = t->negative ? (int64_t)(0 - v) : (int64_t)v;
+	*s = end;
+	return 0;
+}
+
+static int parse_op(const char **s, enum trace_op *op)
+{
+	static const struct {
+		const char *text;
+		enum trace_op op;
+	} ops[] = {
+		{ "==", TRACE_OP_EQ }, { "!=", TRACE_OP_NE },
+		{ "<=", TRACE_OP_LE }, { ">=", TRACE_OP_GE },
+		{ "<", TRACE_OP_LT }, { ">", TRACE_OP_GT },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i].text);
+
+		if (!strncmp(*s, ops[i].text, n) && (!(*s)[n] || !strchr("<>=!", (*s)[n]))) {
+			*op = ops[i].op;
+			*s += n;
+			return 0;
+		}
+	}
+	return gt_error(-EINVAL, "bad operator at '%s' (use == != < <= > >=)",
+			*s);
+}
+
+/* One term: !ARG, ARG, or ARG OP CONST. */
+static int parse_term(const char **s, bool ret, struct trace_term *t)
+{
+	const char *p = skip_space(*s);
+	bool not = false;
+	int err;
+
+	if (*p == '!' && p[1] != '=') {
+		not = true;
+		p = skip_space(p + 1);
+	}
+	err = parse_expr(&p, ret, &t->expr);
+	if (err)
+		return err;
+	p = skip_space(p);
+	if (not || *p == '&' || *p == '|' || *p == ')') {
+		t->op = not ? TRACE_OP_EQ : TRACE_OP_NE;
+		t->kind = TRACE_CONST_INT;
+		t->value = 0;
+	} else {
+		err = parse_op(&p, &t->op);
+		if (!err) {
+			p = skip_space(p);
+			err = parse_const(&p, t);
+		}
+		if (err)
+			return err;
+		if (t->kind == TRACE_CONST_STR && t->op != TRACE_OP_EQ &&
+		    t->op != TRACE_OP_NE)
+			return gt_error(-EINVAL, "strings compare with == and != only: '%s'",
+					t->expr.text);
+	}
+	*s = p;
+	return 0;
+}
+
+/* The filter at *S, after its opening parenthesis, up to the closing one. */
+static int parse_filter(const char **s, struct trace_probe *p)
+{
+	const char *f = *s;
+	int err;
+
+	for (;;) {
+		struct trace_term *t;
+
+		if (p->nterms == TRACE_PROBE_MAX_TERMS)
+			return gt_error(-EINVAL, "more than %d comparisons in a filter",
+					TRACE_PROBE_MAX_TERMS);
+		t = &p->terms[p->nterms++];
+		err = parse_term(&f, p->ret, t);
+		if (err)
+			return err;
+		f = skip_space(f);
+		if (*f == ')')
+			break;
+		if (!strncmp(f, "&&", 2) || !strncmp(f, "||", 2)) {
+			t->or_next = *f == '|';
+			f += 2;
+			continue;
+		}
+		return gt_error(-EINVAL, "expected &&, || or ')' in the filter at '%s'",
+				*f ? f : "the end");
+	}
+	*s = f + 1;
+	return 0;
 }
 
 int trace_probe__parse(const char *text, struct trace_probe *p)
@@ -249,7 +506,8 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 		s += 2;
 	}
 	/* The function ends at a space, which Go names (but for shape types'
-	 * struct tags) do not contain, or at the format. */
+	 * struct tags) do not contain: a space separates the filter, whose
+	 * parenthesis could otherwise be a method's (main.(*T).M). */
 	len = strcspn(s, " \t\n\"");
 	if (!len)
 		return gt_error(-EINVAL, "probe '%s' names no function", text);
@@ -257,8 +515,13 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 	if (!p->target)
 		return gt_error(-ENOMEM, "out of memory");
 	s = skip_space(s + len);
-	if (*s == '(')
-		return gt_error(-EINVAL, "filters are not supported yet: '%s'", s);
+	if (*s == '(') {
+		s++;
+		err = parse_filter(&s, p);
+		if (err)
+			return err;
+		s = skip_space(s);
+	}
 	if (!*s) {
 		p->suffix = strdup("");
 		return p->suffix ? 0 : gt_error(-ENOMEM, "out of memory");
@@ -285,7 +548,7 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 					p->nconvs, i);
 		if (i && !comma)
 			return gt_error(-EINVAL, "expected ',' before '%s'", s);
-		err = parse_arg(&s, p->ret, &p->convs[i]);
+		err = parse_expr(&s, p->ret, &p->convs[i].expr);
 		if (err)
 			return err;
 	}
@@ -302,11 +565,35 @@ void trace_probe__free(struct trace_probe *p)
 {
 	size_t i;
 
-	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++)
+	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++) {
 		free(p->convs[i].prefix);
+		expr__free(&p->convs[i].expr);
+	}
+	for (i = 0; i < TRACE_PROBE_MAX_TERMS; i++) {
+		expr__free(&p->terms[i].expr);
+		free(p->terms[i].str);
+	}
 	free(p->target);
 	free(p->suffix);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Without DWARF, what a use of a value says of its type: a conversion
+ * printing it whole gives its type; len()/cap() make it a slice (unless
+ * something else says string) and a filter's constant an int or a string:
+ * those are only guesses, which a conversion overrides. */
+static int use_type(const struct trace_expr *x, const struct go_type *direct,
+		    bool *guess, const struct go_type **type)
+{
+	if (x->arg == TRACE_ARG_NAME)
+		return gt_error(-EINVAL, "'%s' needs DWARF, which the binary does not have: use goargN / goretN",
+				x->text);
+	if (x->nfields)
+		return gt_error(-EINVAL, "'%s': fields need DWARF, which the binary does not have",
+				x->text);
+	*guess = x->fn != TRACE_FN_NONE;
+	*type = x->fn != TRACE_FN_NONE ? &go_type_byte_slice : direct;
+	return 0;
 }
 
 int trace_probe__types(const struct trace_probe *p, bool results,
@@ -314,25 +601,45 @@ int trace_probe__types(const struct trace_probe *p, bool results,
 {
 	enum trace_arg_kind want = results ? TRACE_ARG_GORET : TRACE_ARG_GOARG;
 	const char *what = results ? "goret" : "goarg";
+	bool guessed[TRACE_PROBE_MAX_ARGS] = { 0 };
 	size_t i, max = 0;
+	int err;
 
 	*n = 0;
 	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++)
 		types[i] = NULL;
-	for (i = 0; i < p->nconvs; i++) {
-		const struct trace_conv *c = &p->convs[i];
+	for (i = 0; i < p->nconvs + p->nterms; i++) {
+		bool is_conv = i < p->nconvs;
+		const struct trace_conv *c = is_conv ? &p->convs[i] : NULL;
+		const struct trace_term *t = is_conv ? NULL : &p->terms[i - p->nconvs];
+		const struct trace_expr *x = is_conv ? &c->expr : &t->expr;
+		const struct go_type *type = NULL;
+		bool guess = true;
 
-		if (c->arg != want)
+		if (c && c->kind == TRACE_CONV_TYPE)
+			return gt_error(-EINVAL, "%%T needs DWARF, which the binary does not have");
+		err = use_type(x, c ? c->type : t->kind == TRACE_CONST_STR ?
+			       &go_type_string : &go_type_int, &guess, &type);
+		if (err)
+			return err;
+		guess = guess || !c;
+		if (x->arg != want)
 			continue;
-		if (c->index >= TRACE_PROBE_MAX_ARGS)
+		if (x->index >= TRACE_PROBE_MAX_ARGS)
 			return gt_error(-EINVAL, "%s%u: at most %d values can be placed",
-					what, c->index + 1, TRACE_PROBE_MAX_ARGS);
-		if (types[c->index] && types[c->index] != c->type)
+					what, x->index + 1, TRACE_PROBE_MAX_ARGS);
+		if (x->index + 1 > max)
+			max = x->index + 1;
+		if (!types[x->index]) {
+			types[x->index] = type;
+			guessed[x->index] = guess;
+		} else if (!guess && guessed[x->index]) {
+			types[x->index] = type;
+			guessed[x->index] = false;
+		} else if (!guess && types[x->index] != type) {
 			return gt_error(-EINVAL, "%s%u is printed with two different types",
-					what, c->index + 1);
-		types[c->index] = c->type;
-		if (c->index + 1 > max)
-			max = c->index + 1;
+					what, x->index + 1);
+		}
 	}
 	for (i = 0; i < max; i++)
 		if (!types[i])
@@ -422,8 +729,11 @@ static uint64_t word_bits(uint64_t w, uint64_t size, bool is_signed)
 void trace_conv__print(FILE *f, const struct trace_conv *c,
 		       const struct trace_value *v)
 {
-	uint64_t w = word_bits(v->word, c->type->size,
-			       c->kind == TRACE_CONV_INT || c->kind == TRACE_CONV_CHAR);
+	const struct go_type *type = v->type ? v->type : c->type;
+	/* %d of a Go unsigned type prints it unsigned, as Go's %d does */
+	bool is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
+			 c->kind == TRACE_CONV_CHAR;
+	uint64_t w = word_bits(v->word, type->size, is_signed);
 	double d;
 	size_t i;
 
@@ -454,7 +764,7 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 		fputs(w & 0xff ? "true" : "false", f);
 		break;
 	case TRACE_CONV_FLOAT:
-		if (c->type->size == 4) {
+		if (type->size == 4) {
 			float x;
 			uint32_t b = w;
 
@@ -470,6 +780,9 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 			fputc(v->str[i], f);
 		if (v->truncated)
 			fputs("...", f);
+		break;
+	case TRACE_CONV_TYPE:
+		fputs(v->type_name ? v->type_name : "<nil>", f);
 		break;
 	}
 }

@@ -3,18 +3,14 @@
  * gotrace: one line per call of a Go function, with its arguments or
  * results, like bcc's trace.
  *
- * Each probe's format string gives the types of the values it prints (no
- * DWARF yet); lib/go_abi.h places them for the binary's calling convention
- * (register ABI, stack ABI, gccgo's C ABI). The result is a plan per
- * function: for each word of each value, a register or a memory slot off
- * a register (SP for stack arguments). The precompiled BPF program reads
- * the plan from a map, keyed by the probe's cookie, and sends raw words and
- * string bytes through a ring buffer; this file formats the lines.
- *
- * Entry probes sit where SP is still SP at entry (the stack check's jump,
- * counted only when morestack is not taken, or the entry byte); r: probes
- * sit on every RET and tail JMP of the function (lib/exit_sites.h), never
- * on a uretprobe: Go copies stacks.
+ * lib/trace_plan.h turns each probe into a plan per function (the words
+ * to read, the pointers to follow, the filter to test), typed by DWARF or
+ * by the format string and placed by the binary's calling convention. The
+ * precompiled BPF program reads the plan from a map, keyed by the probe's
+ * cookie, and sends raw words, string bytes and return addresses through a
+ * ring buffer; this file formats the lines, naming interface types from
+ * the binary's type data (lib/go_rtype.h) and stack frames from its
+ * pclntab (lib/pcline.h).
  */
 #include <argp.h>
 #include <errno.h>
@@ -26,18 +22,19 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
+#include <gelf.h>
 #include "error.h"
-#include "exit_sites.h"
 #include "func_probes.h"
-#include "go_abi.h"
 #include "go_binary.h"
+#include "go_dwarf.h"
+#include "go_rtype.h"
 #include "goroutine.h"
 #include "json.h"
+#include "pcline.h"
 #include "probe_spec.h"
 #include "target.h"
 #include "tool.h"
+#include "trace_plan.h"
 #include "trace_probe.h"
 #include "uprobes.h"
 #include "gotrace.h"
@@ -51,6 +48,7 @@ static struct env {
 	struct trace_probe probes[MAX_PROBES];
 	size_t nprobes;
 	bool rel_time;		/* -t */
+	bool user_stack;	/* -U */
 	long max_events;	/* -M */
 	long str_max;		/* -Z */
 } env = { .str_max = 80 };
@@ -59,32 +57,46 @@ const char *argp_program_version = TOOL " 0.1";
 static const char doc[] =
 "Trace Go function calls: one line per call, with arguments or results.\n"
 "\n"
-"USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-M MAX] [-Z STRLEN]\n"
+"USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-U] [-M MAX] [-Z STRLEN]\n"
 "               [-d DURATION] [-r] [-v] [-j] PROBE [PROBE ...]\n"
 "\n"
-"PROBE is [r:][BINARY:]FUNCTION [\"FORMAT\"[, ARG ...]] as in bcc's trace.\n"
-"FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run of characters.\n"
-"r: fires on every return of the function. ARG is goargN, the Nth Go\n"
-"parameter (receiver first, from 1), or in an r: probe goretN / retval.\n"
-"Without DWARF the format gives the types: %d %i int (8 bytes), %hd int16,\n"
+"PROBE is [r:][BINARY:]FUNCTION [(FILTER)] [\"FORMAT\"[, ARG ...]] as in\n"
+"bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run\n"
+"of characters. r: fires on every return of the function.\n"
+"ARG is goargN, the Nth Go parameter (receiver first, from 1), in an r:\n"
+"probe goretN or retval, or (DWARF) a parameter's or result's name; then\n"
+".field selectors, which follow pointers as Go does (req.URL.Path), or\n"
+"len(ARG) and cap(ARG) of a string or slice.\n"
+"FILTER: ARG OP CONST (OP == != < <= > >=; CONST a number, a \"string\",\n"
+"true, false, nil), ARG (non-zero) or !ARG, joined by && and || (&&\n"
+"first); evaluated in BPF: only matching calls reach the output.\n"
+"With DWARF, values keep their declared types (%s prints a string or a\n"
+"[]byte, %T an interface's dynamic type). Without DWARF (stripped\n"
+"binaries) the format gives the types: %d %i int (8 bytes), %hd int16,\n"
 "%hhd int8, %w32d int32 (C23 widths w8 w16 w32 w64), %u %x unsigned (same\n"
-"modifiers), %c rune, %p pointer, %s Go string (pointer and length, read up\n"
-"to -Z bytes), %t bool, %f float64, %w32f float32.\n"
-"They are placed by the binary's calling convention: the register ABI (Go\n"
-"1.17+), the stack ABI (Go 1.15, 1.16) or gccgo's C ABI. So every goarg\n"
-"before the last one printed needs a conversion (its type decides where the\n"
-"next one lives). A value in an XMM register prints <xmm>, one that cannot\n"
-"be read <fault>; results at a tail call print <tail call>.\n"
-"Not done yet: filters, DWARF types and names (struct fields, []byte,\n"
-"slices, interfaces), -U stacks, results of Go 1.15/1.16 functions, probes\n"
-"in two binaries at once, methods of generic types. See gotrace(8).\n"
+"modifiers), %c rune, %p pointer, %s Go string (pointer and length), %t\n"
+"bool, %f float64, %w32f float32; len()/cap() take a slice. They are\n"
+"placed by the binary's calling convention: the register ABI (Go 1.17+),\n"
+"the stack ABI (Go 1.15, 1.16) or gccgo's C ABI, so every goarg before the\n"
+"last one used needs a conversion (its type decides where the next one\n"
+"lives). Strings are read up to -Z bytes. A value in an XMM register\n"
+"prints <xmm>, one that cannot be read <fault>, one behind a nil pointer\n"
+"<nil>; results at a tail call print <tail call>.\n"
+"-U prints the stack under each event: function+offset file:line from the\n"
+"binary's pclntab (stripped binaries too), inlined calls included.\n"
+"Not done yet: probes in two binaries at once, results of stripped Go\n"
+"1.15/1.16 functions. See gotrace(8).\n"
 "\n"
 "EXAMPLES:\n"
 "    gotrace -p 181 'main.add \"%d %d\" goarg1, goarg2'\n"
 "    gotrace -p 181 'r:main.add \"%d\" retval'   # its result\n"
+"    gotrace -p 181 'main.add (goarg1 > 100) \"%d\" goarg1'  # filtered in BPF\n"
+"    gotrace -p 181 'main.(*Server).handle \"%s %s\" req.Method, req.URL.Path'\n"
+"    gotrace -p 181 'main.greet (name == \"bob\") \"%s %d\" name, len(name)'\n"
+"    gotrace -p 181 'main.send \"%s %T\" buf, err'  # []byte, dynamic type\n"
+"    gotrace -U -p 181 'main.add'                   # with stacks\n"
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
-"    gotrace -p 181 'main.f \"%w32d %t\" goarg1, goarg2'  # int32, bool\n"
-"    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'\n"
+"    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
 "    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n";
 
 static const struct argp_option opts[] = {
@@ -92,6 +104,7 @@ static const struct argp_option opts[] = {
 	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "timestamp", 't', NULL, 0, "Print a TIME column: seconds since the trace started", 0 },
 	{ "time", 'T', NULL, 0, "Print a TIME column: HH:MM:SS", 0 },
+	{ "user-stack", 'U', NULL, 0, "Print the user stack of each event", 0 },
 	{ "max-events", 'M', "MAX", 0, "Exit after MAX events", 0 },
 	{ "string-size", 'Z', "STRLEN", 0, "Bytes of a string to read (default 80, at most 512)", 0 },
 	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
@@ -107,6 +120,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 't':
 		env.rel_time = true;
+		return 0;
+	case 'U':
+		env.user_stack = true;
 		return 0;
 	case 'M':
 		env.max_events = tool__parse_positive(arg, "MAX");
@@ -135,359 +151,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* Where one value of a conversion comes from: words of the event, each
- * put at VALUE_OFFSET of the value after a shift of REG_SHIFT bytes. */
-struct value_src {
-	const char *unreadable;	/* "<xmm>", or NULL */
-	size_t nwords;
-	struct {
-		uint8_t word, value_offset, reg_shift, size;
-	} w[4];
-	int str;		/* index in the event's strings, or -1 */
-};
-
-/* One traced function of one probe: a plan in the BPF map. */
-struct row {
-	char *func;
-	const struct trace_probe *probe;
-	struct value_src src[TRACE_PROBE_MAX_ARGS];
-};
-
-struct trace_plan_set {
-	struct row *rows;
-	struct trace_plan *plans;
-	size_t nrows, cap;
-	struct uprobe_list probes;
-};
-
-static void plan_set__free(struct trace_plan_set *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nrows; i++)
-		free(s->rows[i].func);
-	free(s->rows);
-	free(s->plans);
-	uprobe_list__free(&s->probes);
-}
-
-/* A new row and its zeroed plan. */
-static int plan_set__add_row(struct trace_plan_set *s, const char *func,
-			     const struct trace_probe *probe, size_t *idx)
-{
-	if (s->nrows == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct row *r = realloc(s->rows, cap * sizeof(*r));
-		struct trace_plan *p;
-
-		if (!r)
-			return gt_error(-ENOMEM, "out of memory");
-		s->rows = r;
-		p = realloc(s->plans, cap * sizeof(*p));
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		s->plans = p;
-		s->cap = cap;
-	}
-	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
-	memset(&s->plans[s->nrows], 0, sizeof(s->plans[0]));
-	s->rows[s->nrows].func = strdup(func);
-	if (!s->rows[s->nrows].func)
-		return gt_error(-ENOMEM, "out of memory");
-	s->rows[s->nrows].probe = probe;
-	*idx = s->nrows++;
-	return 0;
-}
-
-static int add_word(struct trace_plan *plan, struct value_src *src,
-		    struct trace_word w, uint64_t value_offset,
-		    unsigned int reg_shift)
-{
-	if (plan->nwords == TRACE_MAX_WORDS || src->nwords == 4)
-		return gt_error(-E2BIG, "too many words to read in one probe");
-	src->w[src->nwords].word = plan->nwords;
-	src->w[src->nwords].value_offset = value_offset;
-	src->w[src->nwords].reg_shift = reg_shift;
-	src->w[src->nwords].size = w.size;
-	src->nwords++;
-	plan->words[plan->nwords++] = w;
-	return 0;
-}
-
-/* A Go string of SRC: BPF copies its bytes from the pointer word (value
- * offset 0) for as many bytes as the length word (offset 8) says. */
-static int plan_string(struct trace_plan *plan, struct value_src *src)
-{
-	int ptr = -1, len = -1;
-	size_t i;
-
-	for (i = 0; i < src->nwords; i++) {
-		if (src->w[i].reg_shift || src->w[i].size != 8)
-			continue;
-		if (src->w[i].value_offset == 0)
-			ptr = src->w[i].word;
-		if (src->w[i].value_offset == 8)
-			len = src->w[i].word;
-	}
-	if (ptr < 0 || len < 0)
-		return gt_error(-EINVAL, "a string split in an unexpected way");
-	if (plan->nstrs == TRACE_MAX_STRS)
-		return gt_error(-E2BIG, "more than %d strings in one probe",
-				TRACE_MAX_STRS);
-	plan->strs[plan->nstrs].ptr_word = ptr;
-	plan->strs[plan->nstrs].len_word = len;
-	src->str = plan->nstrs++;
-	return 0;
-}
-
-/* The words of V, a value of at most 16 bytes, into PLAN and SRC. */
-static int plan_value(struct trace_plan *plan, struct value_src *src,
-		      const struct go_abi_value *v)
-{
-	size_t i;
-	uint64_t k;
-	int err = 0;
-
-	src->str = -1;
-	if (!go_abi_value__bpf_readable(v)) {
-		src->unreadable = "<xmm>";
-		return 0;
-	}
-	for (i = 0; i < v->npieces && !err; i++) {
-		const struct go_abi_piece *p = &v->pieces[i];
-		struct trace_word w = { .size = p->size };
-
-		if (p->kind == GO_PIECE_IREG) {
-			w.kind = WORD_REG;
-			w.reg = p->reg;
-			w.size = 8;
-			err = add_word(plan, src, w, p->value_offset, p->reg_offset);
-			continue;
-		}
-		/* STACK is memory off SP */
-		w.kind = WORD_MEM;
-		w.reg = p->kind == GO_PIECE_STACK ? GO_REG_RSP : p->reg;
-		for (k = 0; k < p->size && !err; k += 8) {
-			w.size = p->size - k < 8 ? p->size - k : 8;
-			w.offset = p->mem_offset + k;
-			err = add_word(plan, src, w, p->value_offset + k, 0);
-		}
-	}
-	if (err || v->type->kind != GO_KIND_STRING)
-		return err;
-	return plan_string(plan, src);
-}
-
-/*
- * Is NAME a method in gccgo's spelling, PKG.T.M (for value and pointer
- * receivers alike)? Its receiver then goes first, and gccgo passes a value
- * receiver by reference: goarg1 printed as a pointer (%p) stays one, any
- * other type is read through the pointer.
- */
-static bool gccgo_method(const char *name)
-{
-	const char *base = strrchr(name, '/'), *dot;
-
-	base = base ? base + 1 : name;
-	if (strstr(base, ".."))
-		return false;
-	dot = strchr(base, '.');
-	return dot && (dot = strchr(dot + 1, '.')) && !strchr(dot + 1, '.');
-}
-
-struct dw_find {
-	uint64_t addr;
-	Dwarf_Die die;
-	bool found;
-};
-
-static int dw_func_at(Dwarf_Die *die, void *arg)
-{
-	struct dw_find *f = arg;
-	Dwarf_Addr low;
-
-	if (dwarf_lowpc(die, &low) || low != f->addr)
-		return DWARF_CB_OK;
-	f->die = *die;
-	f->found = true;
-	return DWARF_CB_ABORT;
-}
-
-/*
- * gccgo: do the results of the function at ADDR go to memory the caller
- * provides, whose address takes RDI (so the arguments start at RSI)? The
- * format of an entry probe says nothing of the results: their size comes
- * from the DWARF type of the function (gccgo makes one struct of several
- * results); over 16 bytes they go to memory. Without DWARF (stripped),
- * false: this version cannot tell.
- */
-static bool gccgo_results_in_memory(const struct go_binary *bin, uint64_t addr)
-{
-	Dwarf *dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	struct dw_find f = { .addr = addr };
-	Dwarf_Off off = 0, next;
-	Dwarf_Attribute attr;
-	Dwarf_Word size = 0;
-	Dwarf_Die cu, type;
-	size_t hsize;
-
-	if (!dw)
-		return false;
-	while (!f.found &&
-	       dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			dwarf_getfuncs(&cu, dw_func_at, &f, 0);
-		off = next;
-	}
-	if (f.found && dwarf_attr_integrate(&f.die, DW_AT_type, &attr) &&
-	    dwarf_formref_die(&attr, &type) &&
-	    dwarf_aggregate_size(&type, &size))
-		size = 0;
-	dwarf_end(dw);
-	return size > 16;
-}
-
-/* The plan of PROBE for function NAME: place its values with the ABI. */
-static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
-		    const struct trace_probe *probe, const char *name,
-		    uint64_t addr, size_t *idx)
-{
-	const struct go_type *types[TRACE_PROBE_MAX_ARGS], *mem_result;
-	struct go_type big;
-	struct go_abi_sig sig = { 0 };
-	struct go_abi_layout layout = { 0 };
-	struct trace_plan *plan;
-	struct row *row;
-	size_t n, i;
-	int err;
-
-	err = trace_probe__types(probe, probe->ret, types, &n);
-	if (err)
-		return err;
-	if (probe->ret && n && bin->abi == GO_ABI_STACK)
-		return gt_error(-ENOTSUP, "%s: results of stack-ABI (Go <= 1.16) functions are not supported yet",
-				name);
-	if (probe->ret) {
-		sig.results = types;
-		sig.nresults = n;
-	} else if (n && bin->is_gccgo && gccgo_method(name)) {
-		sig.recv = types[0];
-		sig.params = types + 1;
-		sig.nparams = n - 1;
-	} else {
-		sig.params = types;
-		sig.nparams = n;
-	}
-	/* any result over 16 bytes stands for the real ones: it takes RDI */
-	if (n && !probe->ret && bin->is_gccgo &&
-	    gccgo_results_in_memory(bin, addr)) {
-		err = go_type__init_array(&big, &go_type_uint8, 32);
-		if (err)
-			return err;
-		mem_result = &big;
-		sig.results = &mem_result;
-		sig.nresults = 1;
-	}
-	/* A shape instantiation takes a hidden dictionary first. pclntab
-	 * spells every instantiation F[...]: in a stripped binary an F[...]
-	 * is taken for the shape one. */
-	if ((strstr(name, "[go.shape.") || strstr(name, "[...]")) &&
-	    !bin->is_gccgo)
-		sig.dict = go_abi__dict_position(go_version__minor(bin->version));
-	err = go_abi__assign(bin->abi, &sig, &layout);
-	if (err)
-		return gt_error(err, "%s: %s", name, gt_last_error());
-	err = plan_set__add_row(s, name, probe, idx);
-	if (err) {
-		go_abi_layout__free(&layout);
-		return err;
-	}
-	row = &s->rows[*idx];
-	plan = &s->plans[*idx];
-	for (i = 0; i < probe->nconvs && !err; i++) {
-		const struct trace_conv *c = &probe->convs[i];
-		const struct go_abi_value *v = c->arg == TRACE_ARG_GORET ?
-			&layout.results[c->index] : &layout.args[c->index];
-
-		err = plan_value(plan, &row->src[i], v);
-	}
-	go_abi_layout__free(&layout);
-	if (err)
-		return gt_error(err, "%s: %s", name, gt_last_error());
-	return 0;
-}
-
-/* Where an entry probe of FN sees SP at entry and the arguments in place. */
-static int entry_probe(const struct go_binary *bin, const struct func_probe *p,
-		       uint64_t *offset, uint32_t *skip)
-{
-	int err;
-
-	if ((!bin->is_gccgo && p->site.kind == PROBE_SITE_STACK_CHECK) ||
-	    (p->site.addr == p->func_addr && !p->site.skip_flags)) {
-		*offset = p->offset;
-		*skip = p->site.skip_flags;
-		return 0;
-	}
-	*skip = 0;
-	err = elf_file__vaddr_to_offset(bin->elf, p->func_addr, offset);
-	if (err)
-		return gt_error(err, "%s: entry 0x%llx is not in the file", p->name,
-				(unsigned long long)p->func_addr);
-	return 0;
-}
-
-static int plan_function(struct trace_plan_set *s, const struct go_binary *bin,
-			 const struct trace_probe *probe,
-			 const struct func_probe *p)
-{
-	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
-	struct exit_site *exits = NULL;
-	size_t nexits = 0, i, idx = 0;
-	uint64_t off;
-	uint32_t skip;
-	int err;
-
-	if (!fn || fn->addr != p->func_addr)
-		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
-				(unsigned long long)p->func_addr);
-	err = plan_row(s, bin, probe, p->name, fn->addr, &idx);
-	if (err)
-		return err;
-	if (!probe->ret) {
-		err = entry_probe(bin, p, &off, &skip);
-		if (!err && env.tool.verbose)
-			fprintf(stderr, "probe %s at offset 0x%llx\n", p->name,
-				(unsigned long long)off);
-		return err ? err : uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, skip, 0));
-	}
-	err = exit_sites__find(bin, fn, &exits, &nexits);
-	if (err)
-		return err;
-	if (!nexits)
-		fprintf(stderr, "%s: no return instruction, not traced\n", p->name);
-	for (i = 0; i < nexits && !err; i++) {
-		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
-		if (err) {
-			err = gt_error(err, "%s: exit 0x%llx is not in the file",
-				       p->name, (unsigned long long)exits[i].addr);
-			break;
-		}
-		if (env.tool.verbose)
-			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", p->name,
-				(unsigned long long)exits[i].addr,
-				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, 0,
-				exits[i].kind == EXIT_TAIL_JMP));
-	}
-	free(exits);
-	return err;
-}
-
 /* The functions of PROBE in the target binary. All probes of this version
  * go into the one binary of the first. */
 static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
-		      const struct trace_probe *probe)
+		      struct go_dwarf *dw, const struct trace_probe *probe)
 {
 	struct probe_spec spec = { 0 }, first = { 0 };
 	bool have_target = env.tool.pid || env.tool.cmd;
@@ -516,7 +183,7 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 					(unsigned long long)fp.probes[i].site.addr);
 			continue;
 		}
-		err = plan_function(s, t->bin, probe, &fp.probes[i]);
+		err = trace_plan_set__add(s, t->bin, dw, probe, &fp.probes[i]);
 	}
 	func_probes__free(&fp);
 	probe_spec__free(&spec);
@@ -531,65 +198,130 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
+/* What events are printed with. */
 struct printer {
 	const struct trace_plan_set *set;
+	const struct tool_target *target;
+	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
+	struct pcline *lines;		/* NULL: -U prints addresses */
+	uint64_t first_vaddr;		/* of the binary's segments */
+	pid_t bias_pid;			/* whose load bias is BIAS */
+	uint64_t bias;
 	struct timespec start_mono;
 	long nevents;
 };
 
-/* The value of conversion I of ROW in event E. */
-static void event_value(const struct trace_event *e, const struct row *row,
-			size_t i, struct trace_value *v)
+/* Runtime address ADDR of process PID as an address of the binary;
+ * false when the binary is not mapped there. */
+static bool file_address(struct printer *pr, pid_t pid, uint64_t addr,
+			 uint64_t *vaddr)
 {
-	const struct value_src *src = &row->src[i];
-	uint8_t bytes[16] = { 0 };
-	size_t k;
-
-	memset(v, 0, sizeof(*v));
-	if (e->tail) {
-		v->unreadable = "<tail call>";
-		return;
+	if (pr->bias_pid != pid) {
+		if (target__load_bias(pid, pr->target->path, pr->first_vaddr,
+				      &pr->bias))
+			return false;
+		pr->bias_pid = pid;
 	}
-	v->unreadable = src->unreadable;
-	for (k = 0; k < src->nwords && !v->unreadable; k++) {
-		unsigned int w = src->w[k].word;
-		uint64_t word;
+	*vaddr = addr - pr->bias;
+	return true;
+}
 
-		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1) {
-			v->unreadable = "<fault>";
-			break;
-		}
-		word = e->words[w] >> (8 * src->w[k].reg_shift);
-		if (src->w[k].value_offset + src->w[k].size <= sizeof(bytes))
-			memcpy(bytes + src->w[k].value_offset, &word,
-			       src->w[k].size > 8 ? 8 : src->w[k].size);
-	}
-	memcpy(&v->word, bytes, sizeof(v->word));
-	if (src->str >= 0 && src->str < TRACE_MAX_STRS && !v->unreadable) {
-		uint64_t len;
+/* %T: the name of the runtime type at ADDR, or NULL for a nil interface. */
+static const char *type_name(struct printer *pr, pid_t pid, uint64_t addr,
+			     char *buf, size_t len)
+{
+	const char *name;
+	uint64_t vaddr;
 
-		memcpy(&len, bytes + 8, sizeof(len));
-		if ((e->str_faults >> src->str) & 1) {
-			v->unreadable = "<fault>";
-			return;
+	if (!addr)
+		return NULL;
+	if (pr->rtypes && file_address(pr, pid, addr, &vaddr) &&
+	    !go_rtypes__name(pr->rtypes, vaddr, &name))
+		return name;
+	snprintf(buf, len, "<type 0x%llx>", (unsigned long long)addr);
+	return buf;
+}
+
+/* -U: one line per frame, innermost first, inlined calls included. */
+static void print_stack(struct printer *pr, FILE *f, const struct trace_event *e)
+{
+	struct pcline_frame frames[16];
+	uint32_t i, n = e->nframes < TRACE_MAX_FRAMES ? e->nframes : TRACE_MAX_FRAMES;
+	size_t nf, k;
+	uint64_t pc;
+
+	for (i = 0; i < n; i++) {
+		/* a return address is after its call: look up the call */
+		uint64_t back = i ? 1 : 0;
+
+		if (env.tool.json)
+			fputs(i ? "," : "", f);
+		if (!pr->lines || !file_address(pr, e->pid, e->frames[i], &pc) ||
+		    pcline__frames(pr->lines, pc - back, frames, 16, &nf) || !nf) {
+			if (env.tool.json)
+				fprintf(f, "{\"addr\":\"0x%llx\"}", (unsigned long long)e->frames[i]);
+			else
+				fprintf(f, "        0x%llx\n", (unsigned long long)e->frames[i]);
+			continue;
 		}
-		v->str = e->str[src->str];
-		v->str_len = e->str_len[src->str];
-		if (v->str_len > TRACE_STR_MAX)
-			v->str_len = TRACE_STR_MAX;
-		v->truncated = len > v->str_len;
+		for (k = 0; k < nf; k++) {
+			const struct pcline_frame *fr = &frames[k];
+
+			if (env.tool.json) {
+				fprintf(f, "%s{\"func\":", k ? "," : "");
+				json_print_string(f, fr->func);
+				fprintf(f, ",\"file\":");
+				json_print_string(f, fr->file);
+				fprintf(f, ",\"line\":%d,\"inlined\":%s}", fr->line,
+					fr->inlined ? "true" : "false");
+			} else if (fr->inlined) {
+				fprintf(f, "        %s (inlined) %s:%d\n", fr->func,
+					fr->file, fr->line);
+			} else {
+				fprintf(f, "        %s+0x%llx %s:%d\n", fr->func,
+					(unsigned long long)(pc - fr->func_entry),
+					fr->file, fr->line);
+			}
+		}
 	}
 }
 
-static void print_event(struct printer *pr, const struct trace_event *e,
-			const struct row *row)
+/* The formatted message of event E for ROW. */
+static char *format_message(struct printer *pr, const struct trace_event *e,
+			    const struct trace_row *row)
 {
 	const struct trace_probe *p = row->probe;
 	struct trace_value v;
-	char comm[17], tbuf[32] = "", *msg = NULL;
+	char *msg = NULL, tbuf[40];
 	size_t len = 0, i;
 	FILE *m;
 
+	m = open_memstream(&msg, &len);
+	if (!m)
+		return NULL;
+	for (i = 0; i < p->nconvs; i++) {
+		fputs(p->convs[i].prefix, m);
+		trace_row__value(row, i, e, env.str_max, &v);
+		if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
+			v.type_name = type_name(pr, e->pid, v.word, tbuf, sizeof(tbuf));
+		trace_conv__print(m, &p->convs[i], &v);
+	}
+	fputs(p->suffix, m);
+	if (fclose(m)) {
+		free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void print_event(struct printer *pr, const struct trace_event *e,
+			const struct trace_row *row)
+{
+	char comm[17], tbuf[32] = "", goid[24] = "-", *msg;
+
+	msg = format_message(pr, e, row);
+	if (!msg)
+		return;
 	memcpy(comm, e->comm, 16);
 	comm[16] = '\0';
 	if (env.rel_time) {
@@ -602,16 +334,6 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 
 		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&now));
 	}
-	m = open_memstream(&msg, &len);
-	if (!m)
-		return;
-	for (i = 0; i < p->nconvs; i++) {
-		fputs(p->convs[i].prefix, m);
-		event_value(e, row, i, &v);
-		trace_conv__print(m, &p->convs[i], &v);
-	}
-	fputs(p->suffix, m);
-	fclose(m);
 	if (env.tool.json) {
 		printf("{");
 		if (env.rel_time)
@@ -629,10 +351,13 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		json_print_string(stdout, row->func);
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
+		if (env.user_stack) {
+			printf(",\"stack\":[");
+			print_stack(pr, stdout, e);
+			printf("]");
+		}
 		printf("}\n");
 	} else {
-		char goid[24] = "-";
-
 		if (e->goid)
 			snprintf(goid, sizeof(goid), "%llu",
 				 (unsigned long long)e->goid);
@@ -640,10 +365,12 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf("%-14s ", tbuf);
 		else if (env.tool.timestamp)
 			printf("%-8s ", tbuf);
-		printf("%-7u %-7u %-7s %-15s %-16s ", e->pid, e->tid, goid, comm,
-		       row->func);
-		fwrite(msg, 1, len, stdout);
-		putchar('\n');
+		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
+		       comm, row->func, msg);
+		if (env.user_stack) {
+			print_stack(pr, stdout, e);
+			putchar('\n');
+		}
 	}
 	free(msg);
 }
@@ -683,7 +410,9 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	obj->rodata->have_goid = !bin->is_gccgo;
 	obj->rodata->goid_offset = layout.goid_offset;
 	obj->rodata->tls_g_offset = layout.tls_g_offset;
-	obj->rodata->str_max = env.str_max;
+	obj->rodata->user_stack = env.user_stack;
+	/* gccgo code is built without frame pointers: PC and caller only */
+	obj->rodata->frame_pointers = !bin->is_gccgo;
 	err = bpf_map__set_max_entries(obj->maps.plans, s->nrows);
 	if (!err)
 		err = uprobes__prepare(obj->progs.trace_hit);
@@ -706,10 +435,54 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	return 0;
 }
 
-static int trace(struct gotrace_bpf *obj, const struct trace_plan_set *s,
+/* The lowest virtual address of BIN's loaded segments. */
+static uint64_t first_vaddr(const struct go_binary *bin)
+{
+	uint64_t low = UINT64_MAX;
+	size_t i, n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(bin->elf->elf, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(bin->elf->elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < low)
+			low = ph.p_vaddr;
+	return low == UINT64_MAX ? 0 : low;
+}
+
+/* Type names and line tables, where the binary has them: without, %T and
+ * -U print addresses. */
+static void printer__init(struct printer *pr, const struct trace_plan_set *s,
+			  const struct tool_target *t)
+{
+	size_t i, k;
+	bool want_types = false;
+
+	pr->set = s;
+	pr->target = t;
+	pr->first_vaddr = first_vaddr(t->bin);
+	for (i = 0; i < env.nprobes; i++)
+		for (k = 0; k < env.probes[i].nconvs; k++)
+			if (env.probes[i].convs[k].kind == TRACE_CONV_TYPE)
+				want_types = true;
+	if (want_types && go_rtypes__open(t->bin, &pr->rtypes) && env.tool.verbose)
+		fprintf(stderr, "interface types will print as addresses: %s\n",
+			gt_last_error());
+	if (env.user_stack && pcline__open(t->bin, &pr->lines))
+		fprintf(stderr, "stacks will print as addresses: %s\n",
+			gt_last_error());
+}
+
+static void printer__free(struct printer *pr)
+{
+	go_rtypes__close(pr->rtypes);
+	pcline__close(pr->lines);
+}
+
+static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target)
 {
-	struct printer pr = { .set = s };
 	struct ring_buffer *rb;
 	struct timespec now;
 	__u64 lost = 0;
@@ -717,14 +490,15 @@ static int trace(struct gotrace_bpf *obj, const struct trace_plan_set *s,
 	bool gone = false;
 	int err = 0;
 
-	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, &pr,
+	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, pr,
 			      NULL);
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
-	fprintf(stderr, "Tracing %zu functions... Hit Ctrl-C to end.\n", s->nrows);
+	fprintf(stderr, "Tracing %zu functions... Hit Ctrl-C to end.\n",
+		pr->set->nrows);
 	if (!env.tool.json) {
 		if (env.rel_time)
 			printf("%-14s ", "TIME");
@@ -734,7 +508,7 @@ static int trace(struct gotrace_bpf *obj, const struct trace_plan_set *s,
 		       "COMM", "FUNC", "-");
 	}
 	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &pr.start_mono);
+	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	err = tool_target__release(target, &env.tool);
 	while (!err && !exiting) {
 		err = ring_buffer__poll(rb, 100);
@@ -746,7 +520,7 @@ static int trace(struct gotrace_bpf *obj, const struct trace_plan_set *s,
 		}
 		err = 0;
 		fflush(stdout);
-		if (env.max_events && pr.nevents >= env.max_events)
+		if (env.max_events && pr->nevents >= env.max_events)
 			break;
 		if (env.tool.cmd && command__exited(&target->cmd))
 			break;
@@ -756,7 +530,7 @@ static int trace(struct gotrace_bpf *obj, const struct trace_plan_set *s,
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (env.tool.duration &&
-		    now.tv_sec - pr.start_mono.tv_sec >= env.tool.duration)
+		    now.tv_sec - pr->start_mono.tv_sec >= env.tool.duration)
 			break;
 	}
 	/* what the target sent before it exited */
@@ -780,18 +554,25 @@ int main(int argc, char **argv)
 		.doc = doc,
 	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
-	struct trace_plan_set set = { 0 };
+	struct trace_plan_set set = { .str_max = env.str_max };
+	struct printer pr = { 0 };
 	struct gotrace_bpf *obj = NULL;
 	struct uprobes *probes = NULL;
+	struct go_dwarf *dw = NULL;
 	size_t i;
 	int err;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	tool__init(&env.tool);
+	set.str_max = env.str_max;
+	set.verbose = env.tool.verbose;
 	err = tool_target__open(&target, &env.tool);
+	/* without DWARF the format strings type the values */
+	if (!err && go_dwarf__open(target.bin, &dw) && env.tool.verbose)
+		fprintf(stderr, "%s\n", gt_last_error());
 	for (i = 0; i < env.nprobes && !err; i++)
-		err = plan_probe(&set, &target, &env.probes[i]);
+		err = plan_probe(&set, &target, dw, &env.probes[i]);
 	if (!err && !set.probes.n)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
@@ -799,11 +580,15 @@ int main(int argc, char **argv)
 	if (!err)
 		err = uprobes__attach(obj->progs.trace_hit, target.path,
 				      target.tgid, &set.probes, &probes);
-	if (!err)
-		err = trace(obj, &set, &target);
+	if (!err) {
+		printer__init(&pr, &set, &target);
+		err = trace(obj, &pr, &target);
+		printer__free(&pr);
+	}
 	uprobes__detach(probes);
 	gotrace_bpf__destroy(obj);
-	plan_set__free(&set);
+	go_dwarf__close(dw);
+	trace_plan_set__free(&set);
 	tool_target__close(&target);
 	for (i = 0; i < env.nprobes; i++)
 		trace_probe__free(&env.probes[i]);

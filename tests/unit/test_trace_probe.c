@@ -22,9 +22,9 @@ TEST(entry_probe_with_format)
 	CHECK_EQ_STR(p.suffix, "");
 	CHECK_EQ_INT(p.convs[0].kind, TRACE_CONV_INT);
 	CHECK(p.convs[0].type == &go_type_int);
-	CHECK_EQ_INT(p.convs[0].arg, TRACE_ARG_GOARG);
-	CHECK_EQ_INT(p.convs[0].index, 0);
-	CHECK_EQ_INT(p.convs[1].index, 1);
+	CHECK_EQ_INT(p.convs[0].expr.arg, TRACE_ARG_GOARG);
+	CHECK_EQ_INT(p.convs[0].expr.index, 0);
+	CHECK_EQ_INT(p.convs[1].expr.index, 1);
 	trace_probe__free(&p);
 }
 
@@ -39,12 +39,12 @@ TEST(bcc_comma_binary_and_return)
 	CHECK_EQ_STR(p.convs[0].prefix, "n=");
 	CHECK_EQ_STR(p.convs[1].prefix, "% s=");
 	CHECK_EQ_STR(p.suffix, "\n");
-	CHECK_EQ_INT(p.convs[0].arg, TRACE_ARG_GORET);
-	CHECK_EQ_INT(p.convs[0].index, 0);
+	CHECK_EQ_INT(p.convs[0].expr.arg, TRACE_ARG_GORET);
+	CHECK_EQ_INT(p.convs[0].expr.index, 0);
 	CHECK(p.convs[0].type == &go_type_uint64);
 	CHECK_EQ_INT(p.convs[1].kind, TRACE_CONV_STR);
 	CHECK(p.convs[1].type == &go_type_string);
-	CHECK_EQ_INT(p.convs[1].index, 1);
+	CHECK_EQ_INT(p.convs[1].expr.index, 1);
 	trace_probe__free(&p);
 }
 
@@ -131,14 +131,24 @@ TEST(errors)
 		{ "main.f \"%hs\" goarg1", "length modifier on %s" },
 		{ "main.f \"%w8f\" goarg1", "bad width on %f" },
 		{ "main.f \"\\q\"", "unknown escape" },
-		{ "main.f \"%d\" arg1", "unknown argument 'arg1'" },
+		{ "main.f \"%d\" 1arg", "expected an argument at '1arg'" },
+		{ "main.f \"%d\" x.", "expected a field name" },
+		{ "main.f \"%d\" len(x", "expected ')'" },
 		{ "main.f \"%d\" goarg0", "bad argument 'goarg0'" },
 		{ "main.f \"%d\" goarg99", "bad argument 'goarg99'" },
 		{ "main.f \"%d\" goret1", "only known in a return probe" },
 		{ "main.f \"%d\" retval", "only known in a return probe" },
 		{ "r:main.f \"%d\" goarg1", "not known at a return" },
 		{ "main.f \"%d %d\" goarg1 goarg2", "expected ','" },
-		{ "main.f (goarg1 > 1) \"%d\" goarg1", "filters are not supported yet" },
+		{ "main.f (goarg1 >> 1)", "bad operator" },
+		{ "main.f (goarg1 =< 1)", "bad operator" },
+		{ "main.f (goarg1 > )", "expected a number" },
+		{ "main.f (goarg1 > 12abc)", "bad number" },
+		{ "main.f (goarg1 < \"x\")", "strings compare with == and != only" },
+		{ "main.f (goarg1 == \"x)", "no closing quote" },
+		{ "main.f (goarg1 & 1)", "expected &&, || or ')'" },
+		{ "main.f (goarg1 > 1", "expected &&, || or ')'" },
+		{ "main.f (goret1 > 1)", "only known in a return probe" },
 		{ "main.f goarg1", "expected a quoted format" },
 		{ "main.f \"x\" junk", "unexpected text" },
 		{ "main.f \"%d%d%d%d%d%d%d%d%d%d%d%d%d\"", "more than 12 conversions" },
@@ -312,6 +322,89 @@ TEST(print_floats_as_go)
 	CHECK_EQ_STR(print_double("%f", NAN), "NaN");
 }
 
+TEST(expressions)
+{
+	struct trace_probe p;
+
+	CHECK_EQ_INT(trace_probe__parse("main.f \"%s %d %d %s\" r.URL.Path, len(b), cap( goarg2 ), name",
+					&p), 0);
+	CHECK_EQ_INT(p.nconvs, 4);
+	CHECK_EQ_INT(p.convs[0].expr.arg, TRACE_ARG_NAME);
+	CHECK_EQ_STR(p.convs[0].expr.name, "r");
+	CHECK_EQ_INT(p.convs[0].expr.nfields, 2);
+	CHECK_EQ_STR(p.convs[0].expr.fields[0], "URL");
+	CHECK_EQ_STR(p.convs[0].expr.fields[1], "Path");
+	CHECK_EQ_STR(p.convs[0].expr.text, "r.URL.Path");
+	CHECK_EQ_INT(p.convs[1].expr.fn, TRACE_FN_LEN);
+	CHECK_EQ_STR(p.convs[1].expr.name, "b");
+	CHECK_EQ_INT(p.convs[2].expr.fn, TRACE_FN_CAP);
+	CHECK_EQ_INT(p.convs[2].expr.arg, TRACE_ARG_GOARG);
+	CHECK_EQ_INT(p.convs[2].expr.index, 1);
+	CHECK_EQ_INT(p.convs[3].expr.fn, TRACE_FN_NONE);
+	CHECK_EQ_INT(p.convs[3].kind, TRACE_CONV_STR);
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("r:main.f \"%T\" err", &p), 0);
+	CHECK_EQ_INT(p.convs[0].kind, TRACE_CONV_TYPE);
+	CHECK_EQ_INT(p.convs[0].expr.arg, TRACE_ARG_NAME);
+	trace_probe__free(&p);
+}
+
+TEST(filters)
+{
+	struct trace_probe p;
+
+	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 > -5 && name == \"a\\\"b\" || !ok || p)", &p), 0);
+	CHECK_EQ_STR(p.target, "main.f");
+	CHECK_EQ_INT(p.nconvs, 0);
+	CHECK_EQ_INT(p.nterms, 4);
+	CHECK_EQ_INT(p.terms[0].op, TRACE_OP_GT);
+	CHECK_EQ_INT(p.terms[0].value, -5);
+	CHECK(p.terms[0].negative);
+	CHECK(!p.terms[0].or_next);
+	CHECK_EQ_INT(p.terms[1].kind, TRACE_CONST_STR);
+	CHECK_EQ_INT(p.terms[1].str_len, 3);
+	CHECK(!memcmp(p.terms[1].str, "a\"b", 3));
+	CHECK(p.terms[1].or_next);
+	CHECK_EQ_INT(p.terms[2].op, TRACE_OP_EQ);	/* !ok: ok == 0 */
+	CHECK_EQ_INT(p.terms[2].value, 0);
+	CHECK(p.terms[2].or_next);
+	CHECK_EQ_INT(p.terms[3].op, TRACE_OP_NE);	/* p: p != 0 */
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("r:main.f (retval <= 0x10 && err != nil) \"%d\" retval", &p), 0);
+	CHECK_EQ_INT(p.terms[0].op, TRACE_OP_LE);
+	CHECK_EQ_INT(p.terms[0].value, 16);
+	CHECK_EQ_INT(p.terms[1].value, 0);
+	CHECK_EQ_INT(p.nconvs, 1);
+	trace_probe__free(&p);
+}
+
+/* Without DWARF, a filter or len() types only what nothing else types. */
+TEST(types_from_uses)
+{
+	const struct go_type *types[TRACE_PROBE_MAX_ARGS];
+	struct trace_probe p;
+	size_t n;
+
+	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 == \"x\" && goarg3 > 2) \"%d\" len(goarg2)", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK_EQ_INT(n, 3);
+	CHECK(types[0] == &go_type_string);
+	CHECK(types[1] == &go_type_byte_slice);
+	CHECK(types[2] == &go_type_int);
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 == \"x\") \"%d\" goarg1", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK(types[0] == &go_type_int);	/* the conversion decides */
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f \"%s\" name", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK(strstr(gt_last_error(), "needs DWARF") != NULL);
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f \"%d\" goarg1.n", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	trace_probe__free(&p);
+}
+
 int main(void)
 {
 	RUN(entry_probe_with_format);
@@ -319,6 +412,9 @@ int main(void)
 	RUN(no_format);
 	RUN(conversion_types);
 	RUN(errors);
+	RUN(expressions);
+	RUN(filters);
+	RUN(types_from_uses);
 	RUN(types_in_order);
 	RUN(print_integers);
 	RUN(print_others);
