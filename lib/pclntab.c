@@ -235,6 +235,7 @@ int pclntab__parse(const uint8_t *data, size_t size, uint64_t text_start,
 	if (err)
 		goto fail;
 	tab->nfuncs = l.nfunc;
+	tab->func_base = l.funcdata;
 	tab->funcs = calloc(tab->nfuncs, sizeof(*tab->funcs));
 	if (!tab->funcs) {
 		err = gt_error(-ENOMEM, "out of memory for %zu functions",
@@ -257,4 +258,19 @@ void pclntab__free(struct pclntab *tab)
 		return;
 	free(tab->funcs);
 	free(tab);
+}
+
+int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args)
+{
+	/* entry (uintptr before 1.18, a u32 offset after), nameoff, args */
+	size_t at = tab->version >= PCLNTAB_GO118 ? 8 : 12;
+	uint64_t rec;
+
+	if (i >= tab->nfuncs)
+		return -ERANGE;
+	rec = tab->func_base + (uint64_t)tab->funcs[i].funcoff;
+	if (rec > tab->size || tab->size - rec < at + 4)
+		return corrupt("function record out of range");
+	*args = (int32_t)get_u32(tab->data + rec + at);
+	return 0;
 }

@@ -34,6 +34,8 @@ struct pclntab {
 	struct pclntab_func *funcs;	/* sorted by entry */
 	const uint8_t *data;	/* the buffer parsed */
 	size_t size;
+	size_t func_base;	/* offset of the _func records: funcoff
+				 * counts from here */
 };
 
 /*
@@ -45,5 +47,14 @@ struct pclntab {
 int pclntab__parse(const uint8_t *data, size_t size, uint64_t text_start,
 		   struct pclntab **out);
 void pclntab__free(struct pclntab *tab);
+
+/*
+ * _func.args of function I: the bytes of its arguments and results in the
+ * caller's frame under the stack ABI (ABI0), or -1 when unknown (ABI0 is
+ * what it describes: for register-ABI functions it counts only the spill
+ * area). Returns 0, -ERANGE for a bad I, -EINVAL for a record out of the
+ * table.
+ */
+int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args);
 
 #endif

@@ -721,8 +721,59 @@ TEST(garbage)
 	pclntab__free(NULL);
 }
 
+/*
+ * _func.args under the stack ABI, from the args fixture's signatures (Go
+ * 1.15, stripped): arguments and results laid out by ABI0, each aligned to
+ * its type and the whole rounded to 8 bytes.
+ */
+static void check_func_args(const char *fixture)
+{
+	static const struct {
+		const char *name;
+		int32_t args;
+	} want[] = {
+		{ "main.addInts", 24 },		/* x, y int -> int */
+		{ "main.widthI8", 16 },		/* x, y int8; the result at 8 */
+		{ "main.divmod", 32 },		/* x, y int -> int, int */
+		{ "main.greet", 16 + 8 + 16 },	/* string, int -> string */
+		{ "main.describe", 56 },	/* string, int -> string, int, bool */
+		{ "main.stackArray", 24 + 8 + 8 },	/* [3]int, int -> int */
+	};
+	struct pclntab *tab = NULL;
+	struct bin b;
+	size_t i, k;
+	int32_t args;
+
+	if (!bin_open(fixture, &b)) {
+		bin_close(&b);
+		return;
+	}
+	CHECK_EQ_INT(pclntab__parse(b.tab, b.tab_size, b.text_addr, &tab), 0);
+	for (i = 0; tab && i < sizeof(want) / sizeof(want[0]); i++) {
+		for (k = 0; k < tab->nfuncs; k++)
+			if (!strcmp(tab->funcs[k].name, want[i].name))
+				break;
+		CHECK(k < tab->nfuncs);
+		if (k == tab->nfuncs)
+			continue;
+		args = -2;
+		CHECK_EQ_INT(pclntab__func_args(tab, k, &args), 0);
+		if (args != want[i].args)
+			fprintf(stderr, "%s: %s args %d, want %d\n", fixture,
+				want[i].name, args, want[i].args);
+		CHECK_EQ_INT(args, want[i].args);
+	}
+	if (tab)
+		CHECK_EQ_INT(pclntab__func_args(tab, tab->nfuncs, &args), -ERANGE);
+	pclntab__free(tab);
+	bin_close(&b);
+}
+
+TEST(func_args_go115) { check_func_args("args-go1.15-stripped"); }
+
 int main(void)
 {
+	RUN(func_args_go115);
 	RUN(go115_default);
 	RUN(go119_default);
 	RUN(go121_default);
