@@ -600,8 +600,42 @@ static int layout_from_dwarf(struct planner *pl)
 	return err;
 }
 
+/*
+ * Under the stack ABI the results follow the arguments, whose types an r:
+ * probe's format does not give. _func.args (pclntab) is the size of both:
+ * taking the printed results for all of them, they end there.
+ */
+static int move_stack_results(struct planner *pl, uint64_t addr)
+{
+	const struct pclntab *tab = pl->bin->pclntab;
+	struct go_abi_layout *l = &pl->layout;
+	size_t lo = 0, hi = tab ? tab->nfuncs : 0, mid, i, k;
+	int32_t args;
+	int64_t shift;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tab->funcs[mid].entry < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!tab || lo == tab->nfuncs || tab->funcs[lo].entry != addr ||
+	    pclntab__func_args(tab, lo, &args) || args < 0)
+		return gt_error(-ENOTSUP, "the size of its arguments is not in pclntab: results of a stack-ABI function need DWARF");
+	shift = (int64_t)args - (int64_t)l->frame_size;
+	if (shift < 0)
+		return gt_error(-EINVAL, "the results printed take %llu bytes, more than its %d bytes of arguments and results",
+				(unsigned long long)l->frame_size, args);
+	for (i = 0; i < l->nresults; i++)
+		for (k = 0; k < l->results[i].npieces; k++)
+			l->results[i].pieces[k].mem_offset += shift;
+	return 0;
+}
+
 /* Place the values the format types (no DWARF). */
-static int layout_from_format(struct planner *pl, uint64_t c_result_size)
+static int layout_from_format(struct planner *pl, uint64_t addr,
+			      uint64_t c_result_size)
 {
 	const struct go_type *types[TRACE_PROBE_MAX_ARGS], *mem_result;
 	const struct trace_probe *probe = pl->probe;
@@ -613,8 +647,6 @@ static int layout_from_format(struct planner *pl, uint64_t c_result_size)
 	err = trace_probe__types(probe, probe->ret, types, &n);
 	if (err)
 		return err;
-	if (probe->ret && n && pl->bin->abi == GO_ABI_STACK)
-		return gt_error(-ENOTSUP, "results of stack-ABI (Go <= 1.16) functions need DWARF");
 	if (probe->ret) {
 		sig.results = types;
 		sig.nresults = n;
@@ -642,7 +674,10 @@ static int layout_from_format(struct planner *pl, uint64_t c_result_size)
 	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
 	    !pl->bin->is_gccgo)
 		sig.dict = go_abi__dict_position(go_version__minor(pl->bin->version));
-	return go_abi__assign(pl->bin->abi, &sig, &pl->layout);
+	err = go_abi__assign(pl->bin->abi, &sig, &pl->layout);
+	if (!err && probe->ret && n && pl->bin->abi == GO_ABI_STACK)
+		err = move_stack_results(pl, addr);
+	return err;
 }
 
 /* The plan of PROBE for the function NAME at ADDR. */
@@ -663,7 +698,7 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	if (pl.dwarf)
 		err = layout_from_dwarf(&pl);
 	else
-		err = layout_from_format(&pl, dw ? pl.sig.c_result_size : 0);
+		err = layout_from_format(&pl, addr, dw ? pl.sig.c_result_size : 0);
 	if (err)
 		return gt_error(err, "%s: %s", name, gt_last_error());
 	err = plan_set__add_row(s, name, probe, idx);
