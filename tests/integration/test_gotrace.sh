@@ -4,7 +4,9 @@
 # lines for the same calls must carry the same values, in the same order,
 # on every Go version and build form (register ABI, ABI0 on Go 1.15) and
 # gccgo (the C ABI). Types come from the format strings (no DWARF needed,
-# so the stripped forms are traced the same way).
+# so the stripped forms are traced the same way), and filters on goargN
+# too; builds with DWARF are traced in the same run with probes that name
+# parameters, select fields and print []byte, len/cap and %T.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gotrace
 
@@ -63,70 +65,150 @@ main.maxOf[*]|r|%d|retval
 main.longer[*]||%s %s|goarg1, goarg2
 main.longer[*]|r|%s|retval'
 
-# probes_for ABI: the PROBES lines that this version of gotrace can trace
-# under ABI (register, stack or c). What it cannot do yet, as it says
-# itself: results under the stack ABI (Go <= 1.16).
+# Filters on goargN need no DWARF: every build runs these. Two more
+# columns: FILTER, which gotrace takes in parentheses before the format,
+# and PREDICATE, the same test in Python on the fixture's line (a: its
+# arguments, r: its results, as strings), which must keep some lines and
+# drop others. The first word of each format tells the probes apart.
+PROBES_FILTER='main.addInts||gt5 %d %d|goarg1, goarg2|goarg1 > 5|int(a[0]) > 5
+main.addInts||hexneg %d %d|goarg1, goarg2|goarg2 < -1 || goarg1 == 0x2a|int(a[1]) < -1 or int(a[0]) == 0x2a
+main.addInts||andor %d %d|goarg1, goarg2|goarg1 > 5 && goarg2 < 0 || goarg2 == 1000|int(a[0]) > 5 and int(a[1]) < 0 or int(a[1]) == 1000
+main.boolArgs||not %t %t|goarg1, goarg2|!goarg2|a[1] == "false"
+main.boolArgs||both %t %t|goarg1, goarg2|goarg1 == true && goarg2|a[0] == "true" and a[1] == "true"'
+
+# What needs DWARF (parameters by name, field selectors, []byte, len/cap,
+# %T): builds with DWARF only, in the same run. A named ARG prints the
+# fixture's value at its own position among the probe's ARGs (arguments
+# at the entry, results in r:); ARG@N picks the Nth value instead and
+# ARG@N.M the Mth field of that value, a struct written {F1 F2 ...}.
+PROBES_DWARF='main.greet||%s %d|name, n
+main.greet||bob %s %d|name, n|name == "bob"|a[0] == "bob"
+main.(*counter).add/main.counter.add||%p %d|c, goarg2
+main.splitStruct||%d %s %d|p.a@1.1, p.s@1.2, k@2
+main.handle||%s %s %d %d|r.Method, r.URL.Path, len(r.Body), r.ID
+main.handle||some %d|r.ID@4|r.ID >= 2 && len(r.Body) > 0|int(a[3]) >= 2 and int(a[2]) > 0
+main.lookup||%s %d %p %s|key, len(key), u, u.Host
+main.lookup||set %s|key|u != nil|a[2] != "0x0"
+main.sendBytes||%s %d %d|b, len(b), n
+main.sendBytes||ping %s %d|b, n@3|b == "ping"|a[0] == "ping"
+main.sumInts||%d %d %d|len(xs), cap(xs), k
+main.ifaces||%T %T|e, err
+main.minMax||%d|len(xs)
+main.minMax|r|%d %d|lo, hi'
+
+# probes_for ABI DWARF: the probe lines for a build under ABI (register,
+# stack or c), with DWARF (yes) or not, that this version of gotrace can
+# trace. What it cannot do yet, as it says itself: results under the
+# stack ABI (Go <= 1.16).
 probes_for() {
-	local abi=$1 fn ret fmt args
+	local abi=$1 dwarf=$2 fn ret fmt args
 	while IFS='|' read -r fn ret fmt args; do
+		[[ -z $fn ]] && continue
 		[[ $abi != register && $fn == *'[*]' ]] && continue # no generics
 		[[ $abi == stack && $ret == r ]] && continue
 		echo "$fn|$ret|$fmt|$args"
-	done <<<"$PROBES"
+	done < <(echo "$PROBES"
+		echo "$PROBES_FILTER"
+		[[ $dwarf == yes ]] && echo "$PROBES_DWARF")
 }
 
-# probe_args ABI: the probes as gotrace arguments, one per line.
+# probe_args ABI DWARF: the probes as gotrace arguments, one per line.
 probe_args() {
-	local abi=$1 fn ret fmt args
-	while IFS='|' read -r fn ret fmt args; do
+	local fn ret fmt rest args filter
+	while IFS='|' read -r fn ret fmt rest; do
 		if [[ $fn == */* ]]; then
-			[[ $abi == c ]] && fn=${fn#*/} || fn=${fn%/*}
+			[[ $1 == c ]] && fn=${fn#*/} || fn=${fn%/*}
 		fi
-		echo "${ret:+r:}$fn \"$fmt\" $args"
-	done < <(probes_for "$abi")
+		args=${rest%%|*}
+		filter=
+		[[ $rest == *'|'* ]] && filter=${rest#*|} && filter=${filter%|*}
+		echo "${ret:+r:}$fn${filter:+ ($filter)} \"$fmt\" $(sed -E 's/@[0-9.]+//g' <<<"$args")"
+	done < <(probes_for "$@")
 }
 
 # compare.py ABI TRUTH OUT PROBES: the fixture's lines, turned into the messages
 # the probes must print, against gotrace's event lines (PID TID GOID COMM
-# FUNC MESSAGE), in order. Integers compare by value (pointers: Go's %p
-# and gotrace's %p may differ in spelling only).
+# FUNC MESSAGE), in order. The events of one call at one place (entry or
+# return) may come in any order. Integers compare by value (pointers: Go's %p
+# and gotrace's %p may differ in spelling only; Go's 0x0 is gotrace's <nil>).
 cat >"$TMP/compare.py" <<'PY'
-import re, sys
+import itertools, re, sys
 abi, truth, out, probe_lines = sys.argv[1:5]
+
+def tokens(s):
+    """Blank-separated values; [..] and {..} stay whole."""
+    vals, cur, depth = [], "", 0
+    for c in s:
+        if c == " " and depth == 0:
+            if cur:
+                vals.append(cur)
+            cur = ""
+            continue
+        depth += (c in "[{") - (c in "]}")
+        cur += c
+    if cur:
+        vals.append(cur)
+    return vals
+
 probes = []
 for line in probe_lines.splitlines():
-    fn, ret, fmt, args = line.split("|", 3)
+    fn, ret, fmt, rest = line.split("|", 3)
+    args, _, rest = rest.partition("|")
+    filt, _, pred = rest.rpartition("|")
     if "/" in fn:
         fn = fn.split("/")[1] if abi == "c" else fn.split("/")[0]
     fn = fn.replace("[*]", "[...]")
     refs = [a.strip() for a in args.split(",")]
-    convs = re.findall(r"%[a-z0-9]+", fmt)
+    convs = re.findall(r"%[a-zA-Z0-9]+", fmt)
     assert len(convs) == len(refs), line
-    probes.append((fn, ret == "r", list(zip(convs, refs))))
+    probes.append({"fn": fn, "ret": ret == "r", "fmt": fmt, "refs": refs,
+                   "convs": convs, "filter": filt, "pred": pred, "kept": 0, "dropped": 0})
 
+def value(p, i, args, res):
+    conv, r = p["convs"][i], p["refs"][i]
+    if r == "retval":
+        v = res[0]
+    elif r.startswith("goret"):
+        v = res[int(r[5:]) - 1]
+    elif r.startswith("goarg"):
+        v = args[int(r[5:]) - 1]
+    else:
+        vals = res if p["ret"] else args
+        at = r.partition("@")[2]
+        if not at:
+            v = vals[i]
+        else:
+            n, _, m = at.partition(".")
+            v = vals[int(n) - 1]
+            if m:
+                v = tokens(v[1:-1])[int(m) - 1]
+    # Floats travel in XMM registers except under ABI0.
+    if conv.endswith("f") and abi != "stack":
+        v = "<xmm>"
+    if conv == "%p" and v == "0x0":
+        v = "<nil>"
+    return v
+
+# want: one group per call and place, [(name, ret, tokens), ...].
 want, used = [], set()
 for line in open(truth):
     name, rest = line.rstrip("\n").split(" ", 1)
     args, _, res = rest.partition(" ->")
-    args, res = args.split(), res.split()
-    for fn, ret, refs in probes:
-        if fn != name:
+    args, res = tokens(args), tokens(res)
+    groups = {False: [], True: []}
+    for p in probes:
+        if p["fn"] != name:
             continue
-        vals = []
-        for conv, r in refs:
-            if r == "retval":
-                v = res[0]
-            elif r.startswith("goret"):
-                v = res[int(r[5:]) - 1]
-            else:
-                v = args[int(r[5:]) - 1]
-            # Floats travel in XMM registers except under ABI0.
-            if conv.endswith("f") and abi != "stack":
-                v = "<xmm>"
-            vals.append(v)
-        want.append((name, ret, vals))
-        used.add((fn, ret))
-# Entry before return for each call: the entry probe comes first in PROBES.
+        used.add((p["fn"], p["ret"]))
+        if p["pred"]:
+            if not eval(p["pred"], {"a": args, "r": res}):
+                p["dropped"] += 1
+                continue
+            p["kept"] += 1
+        vals = iter([value(p, i, args, res) for i in range(len(p["refs"]))])
+        msg = re.sub(r"%[a-zA-Z0-9]+", lambda m: next(vals), p["fmt"])
+        groups[p["ret"]].append((name, p["ret"], msg.split()))
+    want += [g for g in (groups[False], groups[True]) if g]
 got, goids = [], set()
 for line in open(out, errors="replace"):
     f = line.split(None, 5)
@@ -134,6 +216,8 @@ for line in open(out, errors="replace"):
         continue
     goids.add(f[2])
     fn = re.sub(r"\[.*\]$", "[...]", f[4])
+    if fn.startswith("r:"):
+        fn = fn[2:]
     got.append((fn, (f[5] if len(f) > 5 else "").split()))
 
 def show(vals):
@@ -147,30 +231,46 @@ def same(a, b):
     except ValueError:
         return False
 
+def matches(group, events):
+    for perm in itertools.permutations(events):
+        if all(gn == wn and len(gv) == len(wv) and all(same(x, y) for x, y in zip(wv, gv))
+               for (wn, _, wv), (gn, gv) in zip(group, perm)):
+            return True
+    return False
+
 bad = 0
-# A probe no fixture line answers would compare nothing.
-for fn, ret, refs in probes:
-    if (fn, ret) not in used:
-        print("  the fixture wrote no line for %s%s" % ("r:" if ret else "", fn))
+# A probe no fixture line answers would compare nothing; a filter that
+# keeps every line or none would prove nothing.
+for p in probes:
+    r = "r:" if p["ret"] else ""
+    if (p["fn"], p["ret"]) not in used:
+        print("  the fixture wrote no line for %s%s" % (r, p["fn"]))
         bad += 1
-for i in range(max(len(want), len(got))):
-    if i >= len(got):
-        print("  missing from gotrace: %s%s %s" % ("r:" if want[i][1] else "", want[i][0], show(want[i][2])))
+    elif p["pred"] and not (p["kept"] and p["dropped"]):
+        print("  filter (%s) of %s%s keeps %d lines, drops %d: it tests nothing"
+              % (p["filter"], r, p["fn"], p["kept"], p["dropped"]))
         bad += 1
-    elif i >= len(want):
-        print("  extra in gotrace: %s %s" % (got[i][0], show(got[i][1])))
+i = nwant = 0
+for group in want:
+    nwant += len(group)
+    ev = got[i:i + len(group)]
+    i += len(group)
+    if len(ev) < len(group):
+        for wn, wr, wv in group[len(ev):]:
+            print("  missing from gotrace: %s%s %s" % ("r:" if wr else "", wn, show(wv)))
         bad += 1
-    else:
-        wn, wr, wv = want[i]
-        gn, gv = got[i]
-        if gn.startswith("r:"):
-            gn = gn[2:]
-        if gn != wn or len(gv) != len(wv) or not all(same(a, b) for a, b in zip(wv, gv)):
-            print("  event %d: %s%s: fixture %s; gotrace %s %s" % (i + 1, "r:" if wr else "", wn, show(wv), gn, show(gv)))
-            bad += 1
+    elif not matches(group, ev):
+        print("  call at event %d: %s%s: fixture %s; gotrace %s" % (
+            i - len(group) + 1, "r:" if group[0][1] else "", group[0][0],
+            " | ".join(show(wv) for _, _, wv in group),
+            " | ".join("%s %s" % (gn, show(gv)) for gn, gv in ev)))
+        bad += 1
     if bad >= 5:
         print("  ...")
         break
+if bad < 5 and i < len(got):
+    print("  extra in gotrace: %s %s" % (got[i][0], show(got[i][1])))
+    bad += 1
 # Every call runs on the main goroutine. gotrace prints no goroutine id
 # ("-") for gccgo programs yet.
 if abi == "c" and goids == {"-"}:
@@ -178,18 +278,18 @@ if abi == "c" and goids == {"-"}:
 elif len(goids) != 1 or not all(g.isdigit() and int(g) > 0 for g in goids):
     print("  goroutine ids: %s, want one non-zero id" % sorted(goids))
     bad += 1
-print("  %d events compared" % len(want))
+print("  %d events compared" % nwant)
 sys.exit(1 if bad else 0)
 PY
 
-# trace_run NAME FIXTURE ABI: trace one run of the fixture with every
+# trace_run NAME FIXTURE ABI DWARF: trace one run of the fixture with every
 # probe and compare value for value.
 trace_run() {
-	local name=$1 fixture=$2 abi=$3
+	local name=$1 fixture=$2 abi=$3 dwarf=$4
 	need_file "$fixture" || return
 	local out="$TMP/$name.out" truth="$TMP/$name.truth" probes=()
 	rm -f "$truth"
-	mapfile -t probes < <(probe_args "$abi")
+	mapfile -t probes < <(probe_args "$abi" "$dwarf")
 	if ! timeout 120 "$TOOL" -c "$fixture $truth" "${probes[@]}" >"$out" 2>"$out.err"; then
 		fail "$name" "gotrace failed: $(head -3 "$out.err")"
 		return
@@ -198,7 +298,7 @@ trace_run() {
 		fail "$name" "the fixture wrote nothing"
 		return
 	fi
-	if python3 "$TMP/compare.py" "$abi" "$truth" "$out" "$(probes_for "$abi")" >"$out.cmp"; then
+	if python3 "$TMP/compare.py" "$abi" "$truth" "$out" "$(probes_for "$abi" "$dwarf")" >"$out.cmp"; then
 		pass "$name ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
 	else
 		fail "$name" "values differ from the fixture's own"
@@ -210,10 +310,12 @@ for v in 15 19 21 23 25 27; do
 	abi=register
 	[[ $v == 15 ]] && abi=stack
 	for form in default stripped pie cgo; do
-		trace_run "args-go1.$v-$form" "$FIX/args-go1.$v-$form" $abi
+		dwarf=yes
+		[[ $form == stripped ]] && dwarf=no
+		trace_run "args-go1.$v-$form" "$FIX/args-go1.$v-$form" $abi $dwarf
 	done
 done
-trace_run args-gccgo "$FIX/args-gccgo" c
+trace_run args-gccgo "$FIX/args-gccgo" c yes
 
 # -p: attach to a fixture that waits for us, then let it make its calls.
 test_pid() {
@@ -298,9 +400,10 @@ test_thirdparty() {
 test_thirdparty esbuild-go1.15 stack
 test_thirdparty esbuild-latest register
 
-# bad_probe NAME PROBE...: a one-line error, a non-zero exit, no events.
+# bad_probe NAME PROBE...: a one-line error, a non-zero exit, no events,
+# on the fixture $BAD_FIXTURE (args-go1.23-default, which has DWARF).
 bad_probe() {
-	local name=$1 f=$FIX/args-go1.23-default out=$TMP/bad.out
+	local name=$1 f=$FIX/${BAD_FIXTURE:-args-go1.23-default} out=$TMP/bad.out
 	shift
 	need_file "$f" || return
 	timeout 120 "$TOOL" -c "$f $TMP/bad.truth" "$@" >"$out" 2>"$out.err"
@@ -317,6 +420,11 @@ bad_probe "malformed format" 'main.addInts "%d %q" goarg1, goarg2'
 bad_probe "unknown function" 'main.noSuchFunction "%d" goarg1'
 bad_probe "more args than the format has" 'main.addInts "%d" goarg1, goarg2'
 bad_probe "goretN at the entry" 'main.addInts "%d" goret1'
+bad_probe "a name that is no parameter" 'main.greet "%s" nosuch'
+bad_probe "a field that does not exist" 'main.handle "%s" r.Nope'
+bad_probe "%T of a non-interface" 'main.greet "%T" n'
+bad_probe "a filter with a bad operator" 'main.addInts (goarg1 <> 5) "%d" goarg1'
+BAD_FIXTURE=args-go1.23-stripped bad_probe "a name without DWARF" 'main.greet "%s %d" name, n'
 
 check "no probe left attached" no_links_left
 finish
