@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "error.h"
 
 static __thread char last_error[512];
 
+/* Formatted aside first: the arguments may include gt_last_error(), to
+ * prefix the reason with context. */
 int gt_error(int err_no, const char *fmt, ...)
 {
+	char buf[sizeof(last_error)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, buf, sizeof(last_error));
 	return err_no;
 }
 

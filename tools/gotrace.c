@@ -41,7 +41,7 @@
 #include "gotrace.skel.h"
 
 #define TOOL "gotrace"
-#define MAX_PROBES 64
+#define MAX_PROBES 128
 
 static struct env {
 	struct tool_options tool;

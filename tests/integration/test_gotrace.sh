@@ -105,7 +105,6 @@ probes_for() {
 	while IFS='|' read -r fn ret fmt args; do
 		[[ -z $fn ]] && continue
 		[[ $abi != register && $fn == *'[*]' ]] && continue # no generics
-		[[ $abi == stack && $ret == r ]] && continue
 		echo "$fn|$ret|$fmt|$args"
 	done < <(echo "$PROBES"
 		echo "$PROBES_FILTER"
