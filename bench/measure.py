@@ -13,7 +13,8 @@
 4. Send SIGINT to the tracer: the time until it exits is the detach time.
 
 Prints one line of key=value pairs on stdout:
-    attach_s  detach_s  maxrss_kb  exit  ns_per_call  pid
+    attach_s  detach_s  maxrss_kb  exit  ns_per_call  calls  pid
+(calls: the calls the target says it made, "N calls, ...").
 A phase that takes longer than --timeout is reported as ">T" and the tracer
 is killed (its exit may still take long in the kernel: every perf-event
 uprobe it holds is closed one by one). maxrss_kb is the tracer's peak
@@ -138,6 +139,7 @@ class Target:
 
     def __init__(self, cmd, timeout):
         self.timeout = timeout
+        self.calls = "-"
         self.proc = subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
@@ -152,6 +154,8 @@ class Target:
         m = re.search(r"([0-9.]+) ns/call", out)
         if not m or self.proc.returncode != 0:
             die("target failed (exit %s): %r" % (self.proc.returncode, out))
+        c = re.search(r"^([0-9]+) calls", out, re.M)
+        self.calls = c.group(1) if c else "-"
         return float(m.group(1))
 
     def kill(self):
@@ -182,8 +186,9 @@ def main():
     if not argv:
         if not target:
             die("nothing to run")
-        print("attach_s=- detach_s=- maxrss_kb=- exit=0 ns_per_call=%.3f"
-              % target.run())
+        ns = target.run()
+        print("attach_s=- detach_s=- maxrss_kb=- exit=0 ns_per_call=%.3f "
+              "calls=%s" % (ns, target.calls))
         return
     if target:
         argv = [a.replace("{pid}", str(target.proc.pid)) for a in argv]
@@ -217,11 +222,12 @@ def main():
             detach = "-"  # it ended by itself: nothing to time
         else:
             detach = fmt(tracer.stop(args.timeout), args.timeout)
-        print("attach_s=%s detach_s=%s maxrss_kb=%d exit=%s ns_per_call=%s pid=%d"
+        print("attach_s=%s detach_s=%s maxrss_kb=%d exit=%s ns_per_call=%s "
+              "calls=%s pid=%d"
               % (fmt(attach, args.timeout), detach,
                  tracer.maxrss_kb(),
                  tracer.status if tracer.status is not None else "killed",
-                 ns, tracer.proc.pid))
+                 ns, target.calls if target else "-", tracer.proc.pid))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Benchmarks of gofunccount against bpftrace and against an empty BPF
-# program, measured side by side in one run (`make bench`):
+# Benchmarks of gofunccount, gofunclatency and gotrace against bpftrace and
+# against an empty BPF program, measured side by side in one run
+# (`make bench`):
 #
 #   bench/run.sh [BUILD]      (BUILD defaults to build)
 #
@@ -11,12 +12,17 @@
 #   3. peak RSS of the tracers (bench/rss.sh)
 #   4. gofunclatency: cost per timed call against bpftrace and an empty BPF
 #      program, and its memory over a million calls (bench/latency.sh)
+#   5. gotrace: cost per call printing an int and a string, against bpftrace
+#      and an empty BPF program, and the events a second it prints with none
+#      lost (bench/trace.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
 # BENCH_CALLS (calls per loop run, 200000), BENCH_ROUNDS (3), BENCH_BIN (the
 # binary of section 1; default esbuild-latest, else the largest fixture),
-# BENCH_LAT_CALLS (calls of section 4b, 1000000).
+# BENCH_LAT_CALLS (calls of section 4b, 1000000), BENCH_TRACE_SECS (seconds
+# of each paced run of section 5b, 2), BENCH_TRACE_RATE (its first rate,
+# 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +33,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 
 export GOFUNCCOUNT=${GOFUNCCOUNT:-$BUILD/gofunccount}
 export GOFUNCLATENCY=${GOFUNCLATENCY:-$BUILD/gofunclatency}
+export GOTRACE=${GOTRACE:-$BUILD/gotrace}
 export FLOOR=$BUILD/bench/uprobe_floor
 export MEASURE=$ROOT/bench/measure.py
 export BENCH_TIMEOUT=${BENCH_TIMEOUT:-120}
@@ -34,7 +41,7 @@ export BENCH_CALLS=${BENCH_CALLS:-200000}
 export BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 
 [[ $(id -u) -eq 0 ]] || die "run as root (uprobes need CAP_BPF and CAP_PERFMON)"
-for f in "$GOFUNCCOUNT" "$GOFUNCLATENCY" "$FLOOR"; do
+for f in "$GOFUNCCOUNT" "$GOFUNCLATENCY" "$GOTRACE" "$FLOOR"; do
 	[[ -x $f ]] || die "missing $f: run make all $BUILD/bench/uprobe_floor"
 done
 command -v bpftrace >/dev/null || die "bpftrace not installed"
@@ -77,10 +84,11 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 "$ROOT/bench/percall.sh"
 "$ROOT/bench/rss.sh"
 "$ROOT/bench/latency.sh"
+"$ROOT/bench/trace.sh"
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3 4a 4b; do
+for s in 1 2 3 4a 4b 5a 5b; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done
