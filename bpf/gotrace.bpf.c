@@ -36,9 +36,11 @@ struct {
 	__type(value, struct trace_event);
 } scratch SEC(".maps");
 
+#define RINGBUF_SIZE	(8 << 20)
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, RINGBUF_SIZE);
 } events SEC(".maps");
 
 struct {
@@ -251,6 +253,7 @@ int trace_hit(struct pt_regs *ctx)
 		ctx->r12, ctx->r13, ctx->r14, ctx->r15,
 	};
 	__u32 idx = COOKIE_INDEX(cookie), zero = 0;
+	__u64 size, flags;
 	struct trace_plan *plan;
 	struct trace_event *e;
 	__u64 *n;
@@ -286,7 +289,16 @@ int trace_hit(struct pt_regs *ctx)
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
 		read_stack(e, ctx);
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0)) {
+	/* only the strings the plan reads; the reader is woken when a
+	 * quarter of the ring buffer waits (it polls every 100 ms anyway):
+	 * a wake-up per event would cost more than the probe itself */
+	size = sizeof(*e) - sizeof(e->str) +
+	       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= RINGBUF_SIZE / 4 ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, e, size, flags)) {
 		n = bpf_map_lookup_elem(&lost, &zero);
 		if (n)
 			__sync_fetch_and_add(n, 1);

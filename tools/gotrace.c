@@ -15,6 +15,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,7 +381,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct printer *pr = ctx;
 	const struct trace_event *e = data;
 
-	if (size < sizeof(*e) || e->plan >= pr->set->nrows)
+	/* the event ends after the strings its plan reads */
+	if (size < offsetof(struct trace_event, str) ||
+	    e->plan >= pr->set->nrows ||
+	    size < offsetof(struct trace_event, str) +
+		   pr->set->plans[e->plan].nstrs * sizeof(e->str[0]))
 		return 0;
 	if (env.max_events && pr->nevents >= env.max_events)
 		return 0;
