@@ -287,6 +287,32 @@ int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 	return 0;
 }
 
+int elf_file__symbol(const struct elf_file *ef, const char *name,
+		     uint64_t *value)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	const char *sname;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(ef->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return gt_error(-ENOENT, "%s: no symbol table", ef->path);
+	n = data->d_size / sh.sh_entsize;
+	for (i = 0; i < n && gelf_getsym(data, i, &s); i++) {
+		sname = elf_strptr(ef->elf, sh.sh_link, s.st_name);
+		if (sname && strcmp(sname, name) == 0) {
+			*value = s.st_value;
+			return 0;
+		}
+	}
+	return gt_error(-ENOENT, "%s: no symbol %s", ef->path, name);
+}
+
 /* The PT_LOAD whose file-backed part holds [vaddr, vaddr+len). */
 static int find_load(const struct elf_file *ef, uint64_t vaddr, uint64_t len,
 		     GElf_Phdr *out)

@@ -43,6 +43,11 @@ Elf_Scn *elf_file__section(const struct elf_file *ef, const char *name,
 int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 			    const uint8_t **data, size_t *size);
 
+/* The value of symbol NAME in .symtab. Returns 0, or -ENOENT when there
+ * is no .symtab (a stripped file) or no such symbol. */
+int elf_file__symbol(const struct elf_file *ef, const char *name,
+		     uint64_t *value);
+
 /* Translate a virtual address to a file offset through the PT_LOAD
  * segments. Returns 0 and *off, or -ERANGE when no segment maps it. */
 int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,

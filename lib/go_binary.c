@@ -150,30 +150,6 @@ static int read_symbols(const struct elf_file *ef, Elf_Scn *scn,
 	return 0;
 }
 
-/* The value of symbol NAME in .symtab, or 0. */
-static uint64_t symbol_value(const struct elf_file *ef, const char *name)
-{
-	Elf_Scn *scn = section_of_type(ef, SHT_SYMTAB);
-	Elf_Data *data;
-	GElf_Shdr sh;
-	GElf_Sym s;
-	const char *sname;
-	size_t i, n;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
-	    !(data = elf_getdata(scn, NULL)))
-		return 0;
-	n = data->d_size / sh.sh_entsize;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getsym(data, i, &s))
-			return 0;
-		sname = elf_strptr(ef->elf, sh.sh_link, s.st_name);
-		if (sname && strcmp(sname, name) == 0)
-			return s.st_value;
-	}
-	return 0;
-}
-
 static bool is_exec_vaddr(const struct elf_file *ef, uint64_t vaddr)
 {
 	GElf_Phdr ph;
@@ -236,7 +212,8 @@ static uint64_t text_start(const struct elf_file *ef, uint64_t pcln_vaddr)
 	GElf_Shdr sh;
 	uint64_t text;
 
-	text = symbol_value(ef, "runtime.text");
+	if (elf_file__symbol(ef, "runtime.text", &text))
+		text = 0;
 	/* moduledata has its own section from Go 1.26 */
 	if (!text)
 		text = moduledata_text(ef, ".go.module", pcln_vaddr);

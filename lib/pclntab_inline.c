@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
+#include "go_moduledata.h"
 #include "pclntab_inline.h"
 
 #define PCDATA_INLTREEINDEX	2
@@ -480,83 +481,12 @@ static int read_vaddr(void *ctx, uint64_t vaddr, size_t len,
 	return elf_file__read_vaddr(ctx, vaddr, len, out);
 }
 
-/* The non-executable PT_LOAD segment holding VADDR, by index, or -1. */
-static long data_segment(const struct elf_file *ef, uint64_t vaddr)
-{
-	GElf_Phdr ph;
-	size_t i, n;
-
-	if (elf_getphdrnum(ef->elf, &n))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(ef->elf, i, &ph) && ph.p_type == PT_LOAD &&
-		    !(ph.p_flags & PF_X) && vaddr >= ph.p_vaddr &&
-		    vaddr - ph.p_vaddr < ph.p_filesz)
-			return (long)i;
-	return -1;
-}
-
-/*
- * moduledata.gofunc sits after rodata, at +304 in Go 1.18-1.19, +320 in
- * 1.20-1.26 and +344 in 1.27. Both point into the same read-only data;
- * at the other candidate offsets of each layout the second word is a
- * small length or offset, so the first candidate that fits is the field.
- */
-static uint64_t moduledata_gofunc(const struct elf_file *ef,
-				  const uint8_t *md)
-{
-	static const size_t offs[] = { 344, 320, 304 };
-	uint64_t rodata, gofunc;
-	long seg;
-	size_t i;
-
-	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
-		rodata = get_u64(md + offs[i] - 8);
-		gofunc = get_u64(md + offs[i]);
-		seg = data_segment(ef, gofunc);
-		if (rodata && rodata <= gofunc && seg >= 0 &&
-		    data_segment(ef, rodata) == seg)
-			return gofunc;
-	}
-	return 0;
-}
-
-#define MODULEDATA_MIN	352	/* bytes read from a moduledata candidate */
-
-/* Find runtime.firstmoduledata in section NAME: it starts with pointers
- * to the pclntab header and to its function-name table. */
-static uint64_t find_gofunc(const struct elf_file *ef, const char *name,
-			    uint64_t pcln_vaddr, uint64_t names_vaddr)
-{
-	const uint8_t *d;
-	uint64_t gofunc;
-	size_t size, off;
-
-	if (elf_file__section_bytes(ef, name, &d, &size))
-		return 0;
-	for (off = 0; size >= MODULEDATA_MIN &&
-		      off <= size - MODULEDATA_MIN; off += 8) {
-		if (get_u64(d + off) != pcln_vaddr ||
-		    get_u64(d + off + 8) != names_vaddr)
-			continue;
-		gofunc = moduledata_gofunc(ef, d + off);
-		if (gofunc)
-			return gofunc;
-	}
-	return 0;
-}
-
 int pclntab_funcdata__init(struct pclntab_funcdata *fd,
 			   const struct go_binary *bin)
 {
-	static const char *const md_sections[] = {
-		".go.module", ".noptrdata", ".data", ".data.rel.ro",
-	};
 	const struct pclntab *tab = bin->pclntab;
 	const struct elf_file *ef = bin->elf;
-	struct func_layout l;
-	GElf_Shdr sh;
-	size_t i;
+	struct go_moduledata md;
 	int err, minor;
 
 	memset(fd, 0, sizeof(*fd));
@@ -571,17 +501,7 @@ int pclntab_funcdata__init(struct pclntab_funcdata *fd,
 				ef->path, bin->version);
 	if (tab->version < PCLNTAB_GO118)
 		return 0;
-	err = get_layout(tab, &l);
-	if (err)
-		return err;
-	if (!elf_file__section(ef, ".gopclntab", &sh) &&
-	    !elf_file__section(ef, ".data.rel.ro.gopclntab", &sh))
-		return gt_error(-ENOTSUP, "%s: no pclntab section", ef->path);
-	for (i = 0; i < sizeof(md_sections) / sizeof(md_sections[0]); i++) {
-		fd->gofunc = find_gofunc(ef, md_sections[i], sh.sh_addr,
-					 sh.sh_addr + l.names);
-		if (fd->gofunc)
-			return 0;
-	}
-	return gt_error(-ENOTSUP, "%s: cannot find the module data", ef->path);
+	err = go_moduledata__find(bin, &md);
+	fd->gofunc = md.gofunc;
+	return err;
 }
