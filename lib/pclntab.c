@@ -53,6 +53,28 @@ static int corrupt(const char *why)
 	return gt_error(-EINVAL, "corrupt pclntab: %s", why);
 }
 
+/*
+ * Note where the file and pc-value tables are; they are checked when used,
+ * so that a bad one costs only file:line, not the function table. Before
+ * 1.16 the file table's offset is a uint32 after the end PC of functab.
+ */
+static void read_file_tables(struct pclntab *tab, const struct layout *l)
+{
+	size_t shift = tab->version >= PCLNTAB_GO118 ? 1 : 0;
+	uint64_t off;
+
+	if (tab->version == PCLNTAB_GO12) {
+		/* read_header has checked that functab fits */
+		off = l->functab + (2 * l->nfunc + 1) * l->field_size;
+		if (tab->size - off >= 4)
+			tab->filetab = get_u32(tab->data + off);
+		return;
+	}
+	tab->cutab = get_u64(tab->data + 8 + 8 * (3 + shift));
+	tab->filetab = get_u64(tab->data + 8 + 8 * (4 + shift));
+	tab->pctab = get_u64(tab->data + 8 + 8 * (5 + shift));
+}
+
 /* Read the header of TAB's buffer into L. */
 static int read_header(struct pclntab *tab, uint64_t text_start,
 		       struct layout *l)
@@ -134,6 +156,7 @@ static int read_header(struct pclntab *tab, uint64_t text_start,
 	slots = l->functab <= size ? (size - l->functab) / l->field_size : 0;
 	if (slots == 0 || l->nfunc > (slots - 1) / 2)
 		return corrupt("function count larger than the table");
+	read_file_tables(tab, l);
 	return 0;
 }
 
@@ -273,4 +296,140 @@ int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args)
 		return corrupt("function record out of range");
 	*args = (int32_t)get_u32(tab->data + rec + at);
 	return 0;
+}
+
+int pclntab__func_tables(const struct pclntab *tab, size_t i,
+			 struct pclntab_func_tables *t)
+{
+	/* pcsp, pcfile, pcln, npcdata, then cuOffset from 1.16; before them
+	 * entry (uintptr before 1.18, a u32 offset after), nameoff, args,
+	 * deferreturn */
+	size_t at = tab->version >= PCLNTAB_GO118 ? 16 : 20;
+	size_t *offs[] = { &t->pcsp, &t->pcfile, &t->pcln };
+	uint64_t rec, off;
+	size_t k;
+
+	if (i >= tab->nfuncs)
+		return -ERANGE;
+	rec = tab->func_base + (uint64_t)tab->funcs[i].funcoff;
+	if (rec > tab->size || tab->size - rec < at + 20)
+		return corrupt("function record out of range");
+	for (k = 0; k < 3; k++) {
+		off = get_u32(tab->data + rec + at + 4 * k);
+		if (off && (tab->pctab > tab->size ||
+			    off >= tab->size - tab->pctab))
+			return corrupt("pc-value table out of range");
+		*offs[k] = off ? tab->pctab + off : 0;
+	}
+	t->cu_offset = tab->version >= PCLNTAB_GO116 ?
+		       get_u32(tab->data + rec + at + 16) : 0;
+	return 0;
+}
+
+void pclntab_pcvalue__init(struct pclntab_pcvalue *it,
+			   const struct pclntab *tab, size_t i, size_t off)
+{
+	it->tab = tab;
+	it->f = &tab->funcs[i];
+	it->off = off;
+	it->pc = it->end = it->f->entry;
+	it->val = -1;
+}
+
+/* An unsigned LEB128 varint of at most 32 bits at *OFF. */
+static int read_uvarint(const struct pclntab *tab, size_t *off, uint32_t *v)
+{
+	uint32_t shift = 0, val = 0;
+	uint8_t b;
+
+	do {
+		if (*off >= tab->size || shift > 28)
+			return corrupt("bad pc-value table");
+		b = tab->data[(*off)++];
+		val |= (uint32_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	*v = val;
+	return 0;
+}
+
+int pclntab_pcvalue__next(struct pclntab_pcvalue *it)
+{
+	const struct pclntab *tab = it->tab;
+	uint32_t uvdelta, pcdelta;
+	int err;
+
+	if (!it->off)
+		return 0;
+	if (it->off >= tab->size)
+		return corrupt("pc-value table runs off the end");
+	/* A zero value delta ends the table, except at the entry: runtime
+	 * step() starts every table with a pair, even one that changes
+	 * nothing. */
+	if (tab->data[it->off] == 0 && it->end != it->f->entry)
+		return 0;
+	err = read_uvarint(tab, &it->off, &uvdelta);
+	if (!err)
+		err = read_uvarint(tab, &it->off, &pcdelta);
+	if (err)
+		return err;
+	/* zigzag, with the wrap-around of Go's int32 */
+	it->val = (int32_t)((uint32_t)it->val +
+			    (-(uvdelta & 1) ^ (uvdelta >> 1)));
+	it->pc = it->end;
+	if (pcdelta > (it->f->end - it->pc) / tab->quantum)
+		return corrupt("pc-value table past the end of its function");
+	it->end = it->pc + (uint64_t)pcdelta * tab->quantum;
+	return 1;
+}
+
+/* Point *NAME at the NUL-terminated string at OFF in the buffer. */
+static int string_at(const struct pclntab *tab, uint64_t off,
+		     const char **name)
+{
+	const char *s = (const char *)tab->data + off;
+
+	if (off >= tab->size || !memchr(s, '\0', tab->size - off))
+		return corrupt("file name out of range");
+	*name = s;
+	return 0;
+}
+
+/*
+ * Before 1.16 file FILENO is entry FILENO of the global file table, whose
+ * entry 0 is the count, and names count from the table start. From 1.16
+ * it is entry cuOffset+FILENO of cutab, an offset in filetab (^0: none).
+ */
+int pclntab__file_name(const struct pclntab *tab, size_t i, int32_t fileno,
+		       const char **name)
+{
+	struct pclntab_func_tables t;
+	uint64_t at, off;
+	int err;
+
+	if (fileno < 0)
+		return -ENOENT;
+	if (tab->version == PCLNTAB_GO12) {
+		at = tab->filetab;
+		if (!at || at > tab->size || tab->size - at < 4)
+			return corrupt("file table out of range");
+		if (fileno == 0 || (uint32_t)fileno >= get_u32(tab->data + at))
+			return corrupt("file number out of range");
+		at += 4 * (uint64_t)fileno;
+		if (at > tab->size - 4)
+			return corrupt("file table out of range");
+		return string_at(tab, get_u32(tab->data + at), name);
+	}
+	err = pclntab__func_tables(tab, i, &t);
+	if (err)
+		return err;
+	at = tab->cutab + 4 * ((uint64_t)t.cu_offset + (uint64_t)fileno);
+	if (tab->cutab > tab->size || at > tab->size - 4)
+		return corrupt("file number out of range");
+	off = get_u32(tab->data + at);
+	if (off == UINT32_MAX)
+		return -ENOENT;
+	if (tab->filetab > tab->size)
+		return corrupt("file table out of range");
+	return string_at(tab, tab->filetab + off, name);
 }

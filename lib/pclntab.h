@@ -36,6 +36,13 @@ struct pclntab {
 	size_t size;
 	size_t func_base;	/* offset of the _func records: funcoff
 				 * counts from here */
+	/* Offsets from the header, checked only when used: */
+	uint64_t pctab;		/* base of pc-value table offsets (0 before
+				 * 1.16: they count from the table start) */
+	uint64_t cutab;		/* 1.16+: file indexes of each unit */
+	uint64_t filetab;	/* 1.16+: the file names; before: the file
+				 * table (a count, then name offsets); 0:
+				 * none */
 };
 
 /*
@@ -56,5 +63,48 @@ void pclntab__free(struct pclntab *tab);
  * table.
  */
 int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args);
+
+/* The pc-value tables of one function, as offsets into the buffer (0: the
+ * function has none), and its compilation unit. */
+struct pclntab_func_tables {
+	size_t pcsp;		/* frame size at each PC */
+	size_t pcfile;		/* file number, for pclntab__file_name() */
+	size_t pcln;		/* line number */
+	uint32_t cu_offset;	/* 1.16+: its unit's first entry in cutab */
+};
+
+/* The tables of function I. Returns 0, -ERANGE for a bad I, or -EINVAL
+ * with a reason for a record or a table offset out of the buffer. */
+int pclntab__func_tables(const struct pclntab *tab, size_t i,
+			 struct pclntab_func_tables *t);
+
+/*
+ * A walk over one pc-value table of a function: zigzag varint value deltas
+ * from -1 and varint PC deltas (times the quantum) from the entry, as Go's
+ * runtime/symtab.go step() decodes them. Each step yields a run of PCs
+ * [pc, end) with value val; runs are contiguous and may be empty.
+ */
+struct pclntab_pcvalue {
+	const struct pclntab *tab;
+	const struct pclntab_func *f;
+	size_t off;		/* of the next pair */
+	uint64_t pc, end;	/* the current run */
+	int32_t val;
+};
+
+/* Start a walk over the table at offset OFF (from pclntab__func_tables)
+ * of function I, which must exist. */
+void pclntab_pcvalue__init(struct pclntab_pcvalue *it,
+			   const struct pclntab *tab, size_t i, size_t off);
+
+/* Step to the next run: 1, 0 at the end of the table, or -EINVAL with a
+ * reason for a table that runs off the buffer or past the function. */
+int pclntab_pcvalue__next(struct pclntab_pcvalue *it);
+
+/* The name of file FILENO (a pcfile value) of function I: 0, -ENOENT when
+ * the file is unknown (-1, or no name recorded), or -EINVAL with a reason
+ * for a number or name out of the table. */
+int pclntab__file_name(const struct pclntab *tab, size_t i, int32_t fileno,
+		       const char **name);
 
 #endif

@@ -475,6 +475,52 @@ int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 	return err;
 }
 
+int pclntab__func_inltree(const struct pclntab *tab, size_t i,
+			  const struct pclntab_funcdata *fd,
+			  struct pclntab_inltree *t)
+{
+	struct func_layout l;
+	struct walk w = { .tab = tab, .l = &l, .fd = fd };
+	int err;
+
+	if (i >= tab->nfuncs)
+		return gt_error(-ERANGE, "no function %zu in the pclntab", i);
+	err = get_layout(tab, &l);
+	if (err)
+		return err;
+	w.f = &tab->funcs[i];
+	err = find_tables(&w, &t->index);
+	t->calls = w.tree;
+	return err;
+}
+
+int pclntab__inlined_call(const struct pclntab *tab, size_t i,
+			  const struct pclntab_funcdata *fd,
+			  const struct pclntab_inltree *t, int32_t node,
+			  const char **name, int32_t *parent_pc)
+{
+	struct func_layout l;
+	struct walk w = { .tab = tab, .l = &l, .fd = fd, .tree = t->calls };
+	const uint8_t *rec;
+	int err;
+
+	if (i >= tab->nfuncs)
+		return gt_error(-ERANGE, "no function %zu in the pclntab", i);
+	err = get_layout(tab, &l);
+	if (err)
+		return err;
+	w.f = &tab->funcs[i];
+	if (node < 0)
+		return corrupt(w.f, "negative inline index");
+	err = call_name(&w, node, name);
+	if (!err)
+		err = read_call(&w, node, &rec);
+	if (err)
+		return err;
+	*parent_pc = (int32_t)get_u32(rec + l.parent_pc_at);
+	return 0;
+}
+
 static int read_vaddr(void *ctx, uint64_t vaddr, size_t len,
 		      const uint8_t **out)
 {

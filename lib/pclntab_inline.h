@@ -51,6 +51,30 @@ int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 			  const struct pclntab_funcdata *fd,
 			  pclntab_inline_fn fn, void *ctx);
 
+/* The inline tree of one function, for pclntab__inlined_call(). */
+struct pclntab_inltree {
+	uint64_t calls;		/* address of its inlinedCall array */
+	size_t index;		/* its PCDATA_InlTreeIndex table, for
+				 * pclntab_pcvalue__init() */
+};
+
+/* Find the inline tree of function I of TAB: 0, 1 when it has none,
+ * -ERANGE for a bad I, or -EINVAL with a reason. */
+int pclntab__func_inltree(const struct pclntab *tab, size_t i,
+			  const struct pclntab_funcdata *fd,
+			  struct pclntab_inltree *t);
+
+/*
+ * Inlined call NODE of T, the tree of function I: the inlined function's
+ * name, and parentPc, the offset from the entry of an instruction whose
+ * position (file, line and inline index) is the call site, as the
+ * runtime's inline unwinder reads it. Returns 0, or -EINVAL with a reason.
+ */
+int pclntab__inlined_call(const struct pclntab *tab, size_t i,
+			  const struct pclntab_funcdata *fd,
+			  const struct pclntab_inltree *t, int32_t node,
+			  const char **name, int32_t *parent_pc);
+
 /*
  * Locate the funcdata of BIN (whose pclntab must be parsed): for Go 1.18+
  * through runtime.firstmoduledata, found by its pointer to the pclntab.
