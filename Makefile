@@ -49,7 +49,7 @@ all: $(addprefix $(OUTPUT)/,$(TOOLS))
 $(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/lib-san $(OUTPUT)/lib-fuzz $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 	mkdir -p $@
 
-$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib
+$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIBGOTOOLS): $(LIB_OBJS)
@@ -71,13 +71,13 @@ $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) tests/unit/test.h | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-san/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib-san
+$(OUTPUT)/lib-san/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib-san
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
 $(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/test.h | $(OUTPUT)/tests-san
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-fuzz/%.o: lib/%.c $(wildcard lib/*.h) | $(OUTPUT)/lib-fuzz
+$(OUTPUT)/lib-fuzz/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib-fuzz
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
 
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz

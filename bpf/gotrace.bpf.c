@@ -286,6 +286,8 @@ int trace_hit(struct pt_regs *ctx)
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	e->goid = current_goid();
+	e->start_code = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+				      mm, start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
 		read_stack(e, ctx);

@@ -95,6 +95,8 @@ struct trace_plan {
 struct trace_event {
 	__u64 ts;		/* bpf_ktime_get_ns() */
 	__u64 goid;		/* 0 when unknown (gccgo) */
+	__u64 start_code;	/* mm->start_code: where the executable's
+				 * code was loaded (its PIE load bias) */
 	__u32 pid;
 	__u32 tid;
 	__u32 plan;

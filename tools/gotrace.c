@@ -205,38 +205,56 @@ struct printer {
 	const struct tool_target *target;
 	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
 	struct pcline *lines;		/* NULL: -U prints addresses */
+	enum {
+		PLACED_AS_LINKED,	/* a non-PIE executable */
+		PLACED_PIE,		/* a PIE executable */
+		PLACED_LIBRARY,
+	} placement;
 	uint64_t first_vaddr;		/* of the binary's segments */
+	uint64_t first_code;		/* of its executable segments */
 	pid_t bias_pid;			/* whose load bias is BIAS */
 	uint64_t bias;
 	struct timespec start_mono;
 	long nevents;
 };
 
-/* Runtime address ADDR of process PID as an address of the binary;
- * false when the binary is not mapped there. */
-static bool file_address(struct printer *pr, pid_t pid, uint64_t addr,
-			 uint64_t *vaddr)
+/*
+ * Runtime address ADDR in event E as an address of the binary; false when
+ * unknown. A non-PIE executable is where it says; a PIE one was moved by
+ * mm->start_code minus its lowest executable address (the kernel's
+ * start_code); a library's place is in /proc/PID/maps while PID lives.
+ */
+static bool file_address(struct printer *pr, const struct trace_event *e,
+			 uint64_t addr, uint64_t *vaddr)
 {
-	if (pr->bias_pid != pid) {
-		if (target__load_bias(pid, pr->target->path, pr->first_vaddr,
+	if (pr->placement == PLACED_AS_LINKED) {
+		*vaddr = addr;
+		return true;
+	}
+	if (pr->placement == PLACED_PIE) {
+		*vaddr = addr - (e->start_code - pr->first_code);
+		return true;
+	}
+	if (pr->bias_pid != (pid_t)e->pid) {
+		if (target__load_bias(e->pid, pr->target->path, pr->first_vaddr,
 				      &pr->bias))
 			return false;
-		pr->bias_pid = pid;
+		pr->bias_pid = e->pid;
 	}
 	*vaddr = addr - pr->bias;
 	return true;
 }
 
 /* %T: the name of the runtime type at ADDR, or NULL for a nil interface. */
-static const char *type_name(struct printer *pr, pid_t pid, uint64_t addr,
-			     char *buf, size_t len)
+static const char *type_name(struct printer *pr, const struct trace_event *e,
+			     uint64_t addr, char *buf, size_t len)
 {
 	const char *name;
 	uint64_t vaddr;
 
 	if (!addr)
 		return NULL;
-	if (pr->rtypes && file_address(pr, pid, addr, &vaddr) &&
+	if (pr->rtypes && file_address(pr, e, addr, &vaddr) &&
 	    !go_rtypes__name(pr->rtypes, vaddr, &name))
 		return name;
 	snprintf(buf, len, "<type 0x%llx>", (unsigned long long)addr);
@@ -257,7 +275,7 @@ static void print_stack(struct printer *pr, FILE *f, const struct trace_event *e
 
 		if (env.tool.json)
 			fputs(i ? "," : "", f);
-		if (!pr->lines || !file_address(pr, e->pid, e->frames[i], &pc) ||
+		if (!pr->lines || !file_address(pr, e, e->frames[i], &pc) ||
 		    pcline__frames(pr->lines, pc - back, frames, 16, &nf) || !nf) {
 			if (env.tool.json)
 				fprintf(f, "{\"addr\":\"0x%llx\"}", (unsigned long long)e->frames[i]);
@@ -304,7 +322,7 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 		fputs(p->convs[i].prefix, m);
 		trace_row__value(row, i, e, env.str_max, &v);
 		if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
-			v.type_name = type_name(pr, e->pid, v.word, tbuf, sizeof(tbuf));
+			v.type_name = type_name(pr, e, v.word, tbuf, sizeof(tbuf));
 		trace_conv__print(m, &p->convs[i], &v);
 	}
 	fputs(p->suffix, m);
@@ -440,20 +458,39 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	return 0;
 }
 
-/* The lowest virtual address of BIN's loaded segments. */
-static uint64_t first_vaddr(const struct go_binary *bin)
+/* Where the binary's code is at run time: its segments' lowest address
+ * and the lowest of its executable ones, and whether it is a non-PIE
+ * executable, a PIE one (ET_DYN with an interpreter) or a library. */
+static void find_placement(struct printer *pr, const struct go_binary *bin)
 {
-	uint64_t low = UINT64_MAX;
+	Elf *elf = bin->elf->elf;
+	uint64_t low = UINT64_MAX, code = UINT64_MAX;
+	bool interp = false;
 	size_t i, n = 0;
+	GElf_Ehdr eh;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(bin->elf->elf, &n))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(bin->elf->elf, i, &ph) && ph.p_type == PT_LOAD &&
-		    ph.p_vaddr < low)
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph))
+			continue;
+		interp |= ph.p_type == PT_INTERP;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < low)
 			low = ph.p_vaddr;
-	return low == UINT64_MAX ? 0 : low;
+		if (ph.p_flags & PF_X && ph.p_vaddr < code)
+			code = ph.p_vaddr;
+	}
+	pr->first_vaddr = low == UINT64_MAX ? 0 : low;
+	pr->first_code = code == UINT64_MAX ? 0 : code;
+	if (n && eh.e_type == ET_EXEC)
+		pr->placement = PLACED_AS_LINKED;
+	else if (interp)
+		pr->placement = PLACED_PIE;
+	else
+		pr->placement = PLACED_LIBRARY;
 }
 
 /* Type names and line tables, where the binary has them: without, %T and
@@ -466,7 +503,7 @@ static void printer__init(struct printer *pr, const struct trace_plan_set *s,
 
 	pr->set = s;
 	pr->target = t;
-	pr->first_vaddr = first_vaddr(t->bin);
+	find_placement(pr, t->bin);
 	for (i = 0; i < env.nprobes; i++)
 		for (k = 0; k < env.probes[i].nconvs; k++)
 			if (env.probes[i].convs[k].kind == TRACE_CONV_TYPE)

@@ -90,7 +90,12 @@ struct thread_struct {
 	long unsigned int fsbase;
 } __attribute__((preserve_access_index));
 
+struct mm_struct {
+	long unsigned int start_code;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
+	struct mm_struct *mm;
 	struct thread_struct thread;
 } __attribute__((preserve_access_index));
 
