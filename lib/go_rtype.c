@@ -290,3 +290,19 @@ int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name)
 		*name = s;
 	return err;
 }
+
+void go_rtype__gccgo_name(const char *name, size_t len, char *out, size_t size)
+{
+	bool quoted = false;
+	size_t i, n = 0;
+
+	if (!size)
+		return;
+	for (i = 0; i < len && n + 1 < size; i++) {
+		if (name[i] == '\t')
+			quoted = !quoted;
+		else if (!quoted)
+			out[n++] = name[i];
+	}
+	out[n] = '\0';
+}

@@ -35,4 +35,11 @@ void go_rtypes__close(struct go_rtypes *r);
  */
 int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name);
 
+/*
+ * gccgo's type descriptors name their type with the package path quoted
+ * between tabs ("*\tmain\tmain.myErr"); as libgo's _type.string() does,
+ * copy NAME (LEN bytes) to OUT (SIZE bytes) without the quoted parts.
+ */
+void go_rtype__gccgo_name(const char *name, size_t len, char *out, size_t size);
+
 #endif

@@ -149,10 +149,14 @@ static bool code__is_morestack_tail(struct code *c, uint64_t addr)
 	int i;
 
 	for (i = 0; i < TAIL_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
-		if (in.cls == INSN_CALL && in.direct) {
-			name = c->name_at(c->ctx, in.target);
-			if (name && !strncmp(name, prefix, sizeof(prefix) - 1))
-				called = true;
+		if (in.cls == INSN_CALL) {
+			/* a bounds check's block calls runtime.panicIndex
+			 * first, and may fall into the morestack tail */
+			name = in.direct ? c->name_at(c->ctx, in.target) : NULL;
+			if (called || !name ||
+			    strncmp(name, prefix, sizeof(prefix) - 1))
+				return false;
+			called = true;
 		} else if (in.cls == INSN_JMP) {
 			return called && in.direct && in.target == c->entry;
 		} else if (in.cls == INSN_STOP) {

@@ -18,6 +18,10 @@ struct loc {
 	int64_t off;
 };
 
+/* gccgo's type descriptor (libgo's runtime._type): size, ptrdata, hash,
+ * tflag, align, fieldAlign, kind, equal, gcdata, then *string. */
+#define GCCGO_TYPE_STRING	40
+
 /* What one function's probe is planned from. */
 struct planner {
 	const struct go_binary *bin;
@@ -410,12 +414,48 @@ static bool gccgo_by_reference(const struct planner *pl,
 	       c->kind != TRACE_CONV_PTR && c->kind != TRACE_CONV_HEX;
 }
 
+/*
+ * %T: the word holding the dynamic type's descriptor. gc: an eface's first
+ * word is the type, an iface's is an itab whose second word is; the name
+ * comes from the binary's type data (lib/go_rtype.h). gccgo: an iface's
+ * first word is a method table whose first entry is the type; its
+ * descriptor points at 40 to a string with the name, which BPF reads.
+ */
+static int plan_dynamic_type(struct planner *pl, const struct loc *l,
+			     struct trace_src *src)
+{
+	struct trace_src tmp = { 0 };
+	int idx, name, ptr, len, err;
+
+	err = emit_word(pl, l, 0, "an interface", &idx);
+	if (!err && l->type->kind == GO_KIND_IFACE)
+		err = emit_memory(pl, &tmp, 0, idx, pl->bin->is_gccgo ? 0 : 8, 8, 0);
+	if (err)
+		return err;
+	if (tmp.nwords)
+		idx = tmp.w[0].word;
+	src->type_word = idx;
+	if (!pl->bin->is_gccgo)
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	err = emit_memory(pl, &tmp, 0, idx, GCCGO_TYPE_STRING, 8, 0);
+	if (err)
+		return err;
+	name = tmp.w[0].word;
+	err = emit_memory(pl, &tmp, 0, name, 0, 16, 0);
+	if (err)
+		return err;
+	ptr = tmp.w[1].word;
+	len = tmp.w[2].word;
+	return add_string(pl, ptr, len, TRACE_STR_MAX, &src->str);
+}
+
 static int plan_conv(struct planner *pl, const struct trace_conv *c,
 		     struct trace_src *src)
 {
 	const struct trace_expr *x = &c->expr;
 	struct loc l;
-	int idx, err;
+	int err;
 
 	src->str = -1;
 	src->type_word = -1;
@@ -439,17 +479,7 @@ static int plan_conv(struct planner *pl, const struct trace_conv *c,
 			err = plan_bytes(pl, &l, pl->str_max, &src->str);
 		return err;
 	case TRACE_CONV_TYPE:
-		/* an eface's first word is the type; an iface's is an itab,
-		 * whose second word is the type */
-		err = emit_word(pl, &l, 0, "an interface", &idx);
-		if (!err && l.type->kind == GO_KIND_IFACE) {
-			struct trace_src tmp = { 0 };
-
-			err = emit_memory(pl, &tmp, 0, idx, 8, 8, 0);
-			idx = tmp.w[0].word;
-		}
-		src->type_word = idx;
-		return err;
+		return plan_dynamic_type(pl, &l, src);
 	default:
 		return emit(pl, &l, 0, l.type->size, src);
 	}
@@ -595,7 +625,7 @@ static int layout_from_dwarf(struct planner *pl)
 	sig.nparams = pl->sig.nparams;
 	sig.results = types + pl->sig.nparams;
 	sig.nresults = pl->sig.nresults;
-	err = go_abi__assign(pl->bin->abi, &sig, &pl->layout);
+	err = go_abi__assign(pl->sig.abi, &sig, &pl->layout);
 	free(types);
 	return err;
 }
@@ -693,7 +723,10 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	size_t i;
 	int err;
 
-	if (dw && !go_dwarf__func_sig(dw, addr, &pl.sig) && sig_typed(&pl.sig))
+	/* DWARF that misses a parameter would misplace the rest: then the
+	 * format types the values, as without DWARF */
+	if (dw && !go_dwarf__func_sig(dw, addr, &pl.sig) && sig_typed(&pl.sig) &&
+	    pl.sig.abi != GO_ABI_UNKNOWN)
 		pl.dwarf = true;
 	if (pl.dwarf)
 		err = layout_from_dwarf(&pl);
@@ -821,6 +854,12 @@ void trace_row__value(const struct trace_row *row, size_t i,
 			v->unreadable = "<fault>";
 		else if (!((e->word_nils >> w) & 1))
 			v->word = e->words[w];
+		/* gccgo: the name BPF read */
+		if (v->word && src->str >= 0 && src->str < TRACE_MAX_STRS &&
+		    !((e->str_faults >> src->str) & 1)) {
+			v->str = e->str[src->str];
+			v->str_len = e->str_len[src->str];
+		}
 		return;
 	}
 	for (k = 0; k < src->nwords && !v->unreadable; k++) {

@@ -311,7 +311,7 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 {
 	const struct trace_probe *p = row->probe;
 	struct trace_value v;
-	char *msg = NULL, tbuf[40];
+	char *msg = NULL, tbuf[40], name[TRACE_STR_MAX + 1];
 	size_t len = 0, i;
 	FILE *m;
 
@@ -321,7 +321,10 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 	for (i = 0; i < p->nconvs; i++) {
 		fputs(p->convs[i].prefix, m);
 		trace_row__value(row, i, e, env.str_max, &v);
-		if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
+		if (p->convs[i].kind == TRACE_CONV_TYPE && v.str) {
+			go_rtype__gccgo_name(v.str, v.str_len, name, sizeof(name));
+			v.type_name = name;
+		} else if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
 			v.type_name = type_name(pr, e, v.word, tbuf, sizeof(tbuf));
 		trace_conv__print(m, &p->convs[i], &v);
 	}

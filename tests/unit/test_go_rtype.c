@@ -518,8 +518,33 @@ TEST(not_types)
 	check_not_types("args-go1.27-default");
 }
 
+/* gccgo's reflection strings quote package paths between tabs. */
+TEST(gccgo_names)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "\tmain\tmain.point", "main.point" },
+		{ "*\tmain\tmain.myErr", "*main.myErr" },
+		{ "int", "int" },
+		{ "map[\tmain\tmain.k]*\tnet/http\thttp.Request", "map[main.k]*http.Request" },
+		{ "", "" },
+	};
+	char out[64], small[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		go_rtype__gccgo_name(cases[i].in, strlen(cases[i].in), out,
+				     sizeof(out));
+		CHECK_EQ_STR(out, cases[i].out);
+	}
+	go_rtype__gccgo_name("*\tmain\tmain.myErr", 17, small, sizeof(small));
+	CHECK_EQ_STR(small, "*ma");
+}
+
 int main(void)
 {
+	RUN(gccgo_names);
 	RUN(dwarf_go1_15);
 	RUN(dwarf_go1_19);
 	RUN(dwarf_go1_21);

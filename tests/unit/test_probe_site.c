@@ -457,7 +457,8 @@ static bool is_jcc(const char *mn)
 	return mn[0] == 'j' && strcmp(mn, "jmp") != 0;
 }
 
-/* Does the block at TARGET call runtime.morestack* and jump to ENTRY? */
+/* Does the block at TARGET call runtime.morestack* (and nothing else) and
+ * jump to ENTRY? */
 static bool truth_is_tail(const struct listing *l, const struct addrs *ms,
 			  uint64_t target, uint64_t entry)
 {
@@ -468,10 +469,13 @@ static bool truth_is_tail(const struct listing *l, const struct addrs *ms,
 	for (k = 0; i >= 0 && (size_t)i < l->n && k < 40; i++, k++) {
 		const struct line *ln = &l->v[i];
 
-		if (!strcmp(ln->mn, "call") && ln->has_target &&
-		    addrs_has(ms, ln->target))
+		/* a bounds check's block calls panicIndex first and may
+		 * fall into the tail: not a tail itself */
+		if (!strcmp(ln->mn, "call")) {
+			if (called || !ln->has_target || !addrs_has(ms, ln->target))
+				return false;
 			called = true;
-		else if (!strcmp(ln->mn, "jmp"))
+		} else if (!strcmp(ln->mn, "jmp"))
 			return called && ln->has_target &&
 			       ln->target == entry;
 		else if (!strcmp(ln->mn, "ret"))

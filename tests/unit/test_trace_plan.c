@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gotrace's plans on the args fixture (tests/fixtures/args): where the
+ * words of each value are read, by the register ABI (Go 1.23) and the
+ * stack ABI (Go 1.15), typed by the format; the filter's comparisons; the
+ * DWARF path with names, fields followed through pointers and len().
+ * The expected places come from the ABI rules (go-internals.md) applied
+ * to the fixture's signatures, not from a run of the tool.
+ */
+#include <errno.h>
+#include <string.h>
+#include "error.h"
+#include "func_probes.h"
+#include "go_binary.h"
+#include "go_dwarf.h"
+#include "trace_plan.h"
+#include "test.h"
+
+struct planned {
+	struct go_binary *bin;
+	struct go_dwarf *dw;
+	struct trace_probe probe;
+	struct trace_plan_set set;
+};
+
+/* Plan TEXT for its one function in FIXTURE, with DWARF when USE_DWARF;
+ * returns the error of planning. */
+static int plan(const char *fixture, const char *text, bool use_dwarf,
+		struct planned *p)
+{
+	struct func_probes fp = { 0 };
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->set.str_max = 80;
+	if (go_binary__open(test_fixture(fixture), &p->bin)) {
+		fprintf(stderr, "fixture missing: %s\n", test_fixture(fixture));
+		return -ENOENT;
+	}
+	/* a stripped binary has none: the format types the values */
+	if (use_dwarf && go_dwarf__open(p->bin, &p->dw))
+		p->dw = NULL;
+	err = trace_probe__parse(text, &p->probe);
+	if (!err)
+		err = func_probes__collect(p->bin, p->probe.target, false, &fp);
+	if (!err && fp.n < 1)
+		err = -ENOENT;
+	if (!err)
+		err = trace_plan_set__add(&p->set, p->bin, p->dw, &p->probe,
+					  &fp.probes[0]);
+	func_probes__free(&fp);
+	return err;
+}
+
+static void planned__free(struct planned *p)
+{
+	trace_plan_set__free(&p->set);
+	trace_probe__free(&p->probe);
+	go_dwarf__close(p->dw);
+	go_binary__close(p->bin);
+}
+
+static bool is_reg(const struct trace_word *w, unsigned int reg)
+{
+	return w->kind == WORD_REG && w->reg == reg;
+}
+
+static bool is_stack(const struct trace_word *w, int offset, unsigned int size)
+{
+	return w->kind == WORD_MEM && w->base == TRACE_NO_BASE &&
+	       w->reg == 7 && w->offset == offset && w->size == size;
+}
+
+/* greet(name string, n int): name in RAX (pointer) and RBX (length), n in
+ * RCX. */
+TEST(register_abi_string_and_int)
+{
+	struct planned p;
+	const struct trace_plan *pl;
+
+	CHECK_EQ_INT(plan("args-go1.23-stripped", "main.greet \"%s %d\" goarg1, goarg2",
+			  false, &p), 0);
+	if (p.set.nrows != 1)
+		goto out;
+	pl = &p.set.plans[0];
+	CHECK_EQ_INT(pl->nwords, 3);
+	CHECK(is_reg(&pl->words[0], 0));
+	CHECK(is_reg(&pl->words[1], 3));
+	CHECK(is_reg(&pl->words[2], 2));
+	CHECK_EQ_INT(pl->nstrs, 1);
+	CHECK_EQ_INT(pl->strs[0].ptr_word, 0);
+	CHECK_EQ_INT(pl->strs[0].len_word, 1);
+	CHECK_EQ_INT(pl->strs[0].max, 80);
+	CHECK_EQ_INT(p.set.rows[0].src[0].str, 0);
+	CHECK_EQ_INT(p.set.rows[0].src[1].nwords, 1);
+	CHECK_EQ_INT(p.set.rows[0].src[1].w[0].word, 2);
+	CHECK_EQ_INT(p.set.probes.n, 1);
+out:
+	planned__free(&p);
+}
+
+/* ABI0: name at 8(SP) and 16(SP), n at 24(SP); describe's results
+ * (string, int, bool) after its 24 bytes of arguments. */
+TEST(stack_abi)
+{
+	struct planned p;
+	const struct trace_plan *pl;
+
+	CHECK_EQ_INT(plan("args-go1.15-stripped", "main.greet \"%s %d\" goarg1, goarg2",
+			  false, &p), 0);
+	pl = &p.set.plans[0];
+	if (p.set.nrows == 1) {
+		CHECK_EQ_INT(pl->nwords, 3);
+		CHECK(is_stack(&pl->words[0], 8, 8));
+		CHECK(is_stack(&pl->words[1], 16, 8));
+		CHECK(is_stack(&pl->words[2], 24, 8));
+	}
+	planned__free(&p);
+	CHECK_EQ_INT(plan("args-go1.15-stripped",
+			  "r:main.describe \"%s %d %t\" goret1, goret2, goret3",
+			  false, &p), 0);
+	pl = &p.set.plans[0];
+	if (p.set.nrows == 1) {
+		CHECK_EQ_INT(pl->nwords, 4);
+		CHECK(is_stack(&pl->words[0], 32, 8));
+		CHECK(is_stack(&pl->words[1], 40, 8));
+		CHECK(is_stack(&pl->words[2], 48, 8));
+		CHECK(is_stack(&pl->words[3], 56, 1));
+		CHECK(p.set.probes.n >= 1);	/* every RET */
+	}
+	planned__free(&p);
+}
+
+/* (goarg1 > 5 || goarg2 == -3): two comparisons of RAX and RBX. */
+TEST(filter_terms)
+{
+	struct planned p;
+	const struct trace_plan *pl;
+
+	CHECK_EQ_INT(plan("args-go1.23-stripped",
+			  "main.addInts (goarg1 > 5 || goarg2 == -3) \"%d\" goarg1",
+			  false, &p), 0);
+	pl = &p.set.plans[0];
+	if (p.set.nrows == 1) {
+		CHECK_EQ_INT(pl->nterms, 2);
+		CHECK(is_reg(&pl->words[pl->terms[0].word], 0));
+		CHECK_EQ_INT(pl->terms[0].op, TERM_GT);
+		CHECK_EQ_INT(pl->terms[0].flags, TERM_SIGNED | TERM_OR);
+		CHECK_EQ_INT(pl->terms[0].value, 5);
+		CHECK_EQ_INT(pl->terms[0].size, 8);
+		CHECK(is_reg(&pl->words[pl->terms[1].word], 3));
+		CHECK_EQ_INT((int64_t)pl->terms[1].value, -3);
+		CHECK_EQ_INT(pl->terms[1].flags, TERM_SIGNED);
+	}
+	planned__free(&p);
+	CHECK_EQ_INT(plan("args-go1.23-stripped",
+			  "main.greet (goarg1 == \"bob\") \"%d\" goarg2", false, &p), 0);
+	pl = &p.set.plans[0];
+	if (p.set.nrows == 1) {
+		CHECK_EQ_INT(pl->nterms, 1);
+		CHECK_EQ_INT(pl->terms[0].flags, TERM_STRING);
+		CHECK_EQ_INT(pl->terms[0].value, 3);
+		CHECK(!memcmp(pl->terms[0].bytes, "bob", 3));
+		CHECK_EQ_INT(pl->nstrs, 1);
+		CHECK_EQ_INT(pl->strs[0].max, 3);	/* not printed: what it compares */
+	}
+	planned__free(&p);
+}
+
+static bool is_mem(const struct trace_plan *pl, int w, int base, int offset,
+		   unsigned int size)
+{
+	const struct trace_word *x = &pl->words[w];
+
+	return x->kind == WORD_MEM && x->base == base && x->offset == offset &&
+	       x->size == size;
+}
+
+/* handle(r *request): r in RAX; request{Method string; URL *url; Body
+ * []byte; ID int} puts Method at 0, URL at 16, Body at 24, ID at 48, and
+ * url{Host, Path string} puts Path at 16. Each field is memory off the
+ * word before it. */
+TEST(dwarf_pointer_chain)
+{
+	const struct trace_row *row;
+	const struct trace_plan *pl;
+	struct planned p;
+	int r, url;
+
+	CHECK_EQ_INT(plan("args-go1.23-default",
+			  "main.handle \"%s %s %d %d\" r.Method, r.URL.Path, len(r.Body), r.ID",
+			  true, &p), 0);
+	if (p.set.nrows != 1)
+		goto out;
+	pl = &p.set.plans[0];
+	row = &p.set.rows[0];
+	CHECK(is_reg(&pl->words[0], 0));
+	r = 0;
+	/* r.Method: a string at 0(r) */
+	CHECK_EQ_INT(row->src[0].nwords, 2);
+	CHECK(is_mem(pl, row->src[0].w[0].word, r, 0, 8));
+	CHECK(is_mem(pl, row->src[0].w[1].word, r, 8, 8));
+	/* r.URL.Path: URL at 16(r), Path at 16(URL) */
+	CHECK_EQ_INT(row->src[1].nwords, 2);
+	url = pl->words[row->src[1].w[0].word].base;
+	CHECK(is_mem(pl, url, r, 16, 8));
+	CHECK(is_mem(pl, row->src[1].w[0].word, url, 16, 8));
+	CHECK(is_mem(pl, row->src[1].w[1].word, url, 24, 8));
+	CHECK_EQ_INT(pl->nstrs, 2);
+	/* len(r.Body) at 32(r), r.ID at 48(r) */
+	CHECK(is_mem(pl, row->src[2].w[0].word, r, 32, 8));
+	CHECK(is_mem(pl, row->src[3].w[0].word, r, 48, 8));
+	CHECK(row->src[3].type->kind == GO_KIND_INT);
+out:
+	planned__free(&p);
+}
+
+TEST(errors)
+{
+	static const struct {
+		const char *fixture, *probe, *reason;
+	} cases[] = {
+		{ "args-go1.23-stripped", "main.greet \"%s\" name", "needs DWARF" },
+		{ "args-go1.23-stripped", "main.greet \"%d\" goarg1.x", "fields need DWARF" },
+		{ "args-go1.23-stripped", "main.greet \"%T\" goarg1", "%T needs DWARF" },
+		{ "args-go1.23-default", "main.greet \"%s\" nosuch", "no parameter named 'nosuch'" },
+		{ "args-go1.23-default", "main.greet \"%d\" name.x", "has no field x" },
+		{ "args-go1.23-default", "main.greet \"%T\" name", "cannot print" },
+		{ "args-go1.23-default", "main.greet \"%d\" cap(name)", "is not a slice" },
+		{ "args-go1.23-default", "main.greet (name < 3)", "only == nil and != nil compare it" },
+		{ "args-go1.23-default", "main.mixFloat (x > 1)", "which a filter cannot compare" },
+		{ "args-go1.23-default", "r:main.greet \"%s\" name", "is a parameter, not known at a return" },
+	};
+	struct planned p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = plan(cases[i].fixture, cases[i].probe, true, &p);
+
+		if (!err || !strstr(gt_last_error(), cases[i].reason))
+			fprintf(stderr, "%s: '%s': %d '%s'\n", cases[i].fixture,
+				cases[i].probe, err, gt_last_error());
+		CHECK(err == -EINVAL || err == -ENOTSUP);
+		CHECK(strstr(gt_last_error(), cases[i].reason) != NULL);
+		planned__free(&p);
+	}
+}
+
+int main(void)
+{
+	RUN(register_abi_string_and_int);
+	RUN(stack_abi);
+	RUN(filter_terms);
+	RUN(dwarf_pointer_chain);
+	RUN(errors);
+	return TEST_SUMMARY();
+}
