@@ -14,9 +14,6 @@
 #include "gotrace.h"
 
 const volatile pid_t target_tgid = 0;
-const volatile bool have_goid = false;	/* gccgo: no goroutine ids */
-const volatile __u32 goid_offset = 152;
-const volatile __s64 tls_g_offset = -8;
 const volatile bool user_stack = false;	/* -U */
 const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 
@@ -51,13 +48,15 @@ struct {
 } lost SEC(".maps");
 
 /* The goroutine id, from g in the TLS slot (Go keeps it there in every
- * ABI); 0 when it cannot be read. */
-static __always_inline __u64 current_goid(void)
+ * ABI; where in g depends on the binary's Go version, so the plan says);
+ * 0 when it cannot be read. */
+static __always_inline __u64 current_goid(const struct trace_plan *plan)
 {
+	__u64 fsbase, g = 0, goid = 0, goid_offset = plan->goid_offset;
+	__s64 tls_g_offset = plan->tls_g_offset;
 	struct task_struct *task;
-	__u64 fsbase, g = 0, goid = 0;
 
-	if (!have_goid)
+	if (!goid_offset)
 		return 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
@@ -285,7 +284,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->ts = bpf_ktime_get_ns();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
-	e->goid = current_goid();
+	e->goid = current_goid(plan);
 	e->start_code = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
 				      mm, start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));

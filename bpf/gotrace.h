@@ -86,7 +86,8 @@ struct trace_plan {
 	__u32 nwords;
 	__u32 nstrs;
 	__u32 nterms;
-	__u32 pad;
+	__u32 goid_offset;	/* of goid in g; 0: no goroutine ids (gccgo) */
+	__s64 tls_g_offset;	/* of g from the thread pointer */
 	struct trace_word words[TRACE_MAX_WORDS];
 	struct trace_str strs[TRACE_MAX_STRS];
 	struct trace_cmp terms[TRACE_MAX_TERMS];

@@ -70,7 +70,6 @@ void trace_plan_set__free(struct trace_plan_set *s)
 		free(s->rows[i].func);
 	free(s->rows);
 	free(s->plans);
-	uprobe_list__free(&s->probes);
 	s->rows = NULL;
 	s->plans = NULL;
 	s->nrows = s->cap = 0;
@@ -773,7 +772,8 @@ static int entry_site(const struct go_binary *bin, const struct func_probe *p,
 }
 
 static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
-		     const struct go_func *fn, const char *name, size_t idx)
+		     const struct go_func *fn, const char *name, size_t idx,
+		     struct uprobe_list *sites)
 {
 	struct exit_site *exits = NULL;
 	size_t nexits = 0, i;
@@ -796,7 +796,7 @@ static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
 			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", name,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, 0,
+		err = uprobe_list__add(sites, off, COOKIE_MAKE(idx, 0,
 				exits[i].kind == EXIT_TAIL_JMP));
 	}
 	free(exits);
@@ -805,7 +805,7 @@ static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
 
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
-			const struct func_probe *p)
+			const struct func_probe *p, struct uprobe_list *sites)
 {
 	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
 	size_t idx = 0;
@@ -819,15 +819,16 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 	err = plan_row(s, bin, dw, probe, p->name, fn->addr, &idx);
 	if (err)
 		return err;
+	s->rows[idx].bin = bin;
 	if (probe->ret)
-		return add_exits(s, bin, fn, p->name, idx);
+		return add_exits(s, bin, fn, p->name, idx, sites);
 	err = entry_site(bin, p, &off, &skip);
 	if (err)
 		return err;
 	if (s->verbose)
 		fprintf(stderr, "probe %s at offset 0x%llx\n", p->name,
 			(unsigned long long)off);
-	return uprobe_list__add(&s->probes, off, COOKIE_MAKE(idx, skip, 0));
+	return uprobe_list__add(sites, off, COOKIE_MAKE(idx, skip, 0));
 }
 
 void trace_row__value(const struct trace_row *row, size_t i,

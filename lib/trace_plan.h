@@ -50,6 +50,7 @@ struct trace_src {
 /* One traced function of one probe: plans[i] in the BPF map. */
 struct trace_row {
 	char *func;
+	const struct go_binary *bin;	/* the function's binary */
 	const struct trace_probe *probe;
 	struct trace_src src[TRACE_PROBE_MAX_ARGS];
 };
@@ -58,21 +59,20 @@ struct trace_plan_set {
 	struct trace_row *rows;
 	struct trace_plan *plans;
 	size_t nrows, cap;
-	struct uprobe_list probes;	/* offsets and cookies to attach */
 	unsigned int str_max;		/* -Z */
 	bool verbose;			/* say where each probe goes */
 };
 
 /*
  * Plan PROBE for the function of P in BIN, and add its probe sites (its
- * entry, or every return for r:) to S->probes. DW is the binary's DWARF or
+ * entry, or every return for r:) to SITES. DW is the binary's DWARF or
  * NULL. Returns 0, or a negative errno with a one-line reason naming the
  * function (an unknown name or field, a type a conversion cannot print,
  * too many values...).
  */
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
-			const struct func_probe *p);
+			const struct func_probe *p, struct uprobe_list *sites);
 void trace_plan_set__free(struct trace_plan_set *s);
 
 /*

@@ -37,6 +37,7 @@
 #include "tool.h"
 #include "trace_plan.h"
 #include "trace_probe.h"
+#include "traced_binary.h"
 #include "uprobes.h"
 #include "gotrace.h"
 #include "gotrace.skel.h"
@@ -85,8 +86,7 @@ static const char doc[] =
 "<nil>; results at a tail call print <tail call>.\n"
 "-U prints the stack under each event: function+offset file:line from the\n"
 "binary's pclntab (stripped binaries too), inlined calls included.\n"
-"Not done yet: probes in two binaries at once, results of stripped Go\n"
-"1.15/1.16 functions. See gotrace(8).\n"
+"Probes may name different binaries (a program and its libgo). See gotrace(8).\n"
 "\n"
 "EXAMPLES:\n"
 "    gotrace -p 181 'main.add \"%d %d\" goarg1, goarg2'\n"
@@ -98,6 +98,7 @@ static const char doc[] =
 "    gotrace -U -p 181 'main.add'                   # with stacks\n"
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
+"    gotrace -p 181 'main.f' 'go:fmt.Sprintf \"%s\" goarg1'  # gccgo + libgo\n"
 "    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n";
 
 static const struct argp_option opts[] = {
@@ -152,29 +153,76 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* The functions of PROBE in the target binary. All probes of this version
- * go into the one binary of the first. */
-static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
-		      struct go_dwarf *dw, const struct trace_probe *probe)
+#define MAX_BINARIES 8
+
+/* The binaries the probes go into: the target's first. */
+static struct traced_binary binaries[MAX_BINARIES];
+static size_t nbinaries;
+
+/* The traced binary of BINARY (NULL: the target's), added when new. */
+static int binary_of(const struct tool_target *t, const char *binary,
+		     struct traced_binary **out)
 {
-	struct probe_spec spec = { 0 }, first = { 0 };
+	char path[sizeof(binaries[0].path)];
+	size_t i;
+	int err = 0;
+
+	/* no BINARY: the executable of -c or -p */
+	if (!binary && env.tool.cmd)
+		snprintf(path, sizeof(path), "%s", t->cmd.path);
+	else
+		err = target__resolve(binary, env.tool.cmd ? 0 : env.tool.pid,
+				      path, sizeof(path));
+	if (err)
+		return err;
+	for (i = 0; i < nbinaries; i++) {
+		if (!strcmp(binaries[i].path, path)) {
+			*out = &binaries[i];
+			return 0;
+		}
+	}
+	if (nbinaries == MAX_BINARIES)
+		return gt_error(-E2BIG, "probes in more than %d binaries",
+				MAX_BINARIES);
+	err = traced_binary__open(&binaries[nbinaries], path,
+				  strcmp(path, t->path) ? NULL : t->bin);
+	if (err) {
+		traced_binary__close(&binaries[nbinaries]);
+		return err;
+	}
+	*out = &binaries[nbinaries++];
+	return 0;
+}
+
+static struct traced_binary *binary_for(const struct go_binary *bin)
+{
+	size_t i;
+
+	for (i = 0; i < nbinaries; i++)
+		if (binaries[i].bin == bin)
+			return &binaries[i];
+	return NULL;
+}
+
+/* The functions of PROBE, in its binary. */
+static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
+		      const struct trace_probe *probe)
+{
 	bool have_target = env.tool.pid || env.tool.cmd;
+	struct probe_spec spec = { 0 };
 	struct func_probes fp = { 0 };
+	struct traced_binary *tb = NULL;
 	size_t i;
 	int err;
 
 	err = probe_spec__parse(probe->target, have_target, &spec);
 	if (!err)
-		err = probe_spec__parse(env.probes[0].target, have_target, &first);
-	if (!err && (!spec.binary != !first.binary ||
-		     (spec.binary && strcmp(spec.binary, first.binary))))
-		err = gt_error(-ENOTSUP, "probes in more than one binary are not supported yet: '%s'",
-			       probe->target);
+		err = binary_of(t, spec.binary, &tb);
 	if (!err)
-		err = func_probes__collect(t->bin, spec.pattern, env.tool.regex, &fp);
+		err = func_probes__collect(tb->bin, spec.pattern, env.tool.regex, &fp);
 	if (!err && !fp.n)
 		err = gt_error(-ENOENT, "no functions match '%s' in %s",
-			       spec.pattern, t->path);
+			       spec.pattern, tb->path);
 	for (i = 0; i < fp.n && !err; i++) {
 		/* an inlined copy has no arguments in ABI places */
 		if (fp.probes[i].inlined) {
@@ -184,11 +232,11 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 					(unsigned long long)fp.probes[i].site.addr);
 			continue;
 		}
-		err = trace_plan_set__add(s, t->bin, dw, probe, &fp.probes[i]);
+		err = trace_plan_set__add(s, tb->bin, tb->dw, probe, &fp.probes[i],
+					  &tb->sites);
 	}
 	func_probes__free(&fp);
 	probe_spec__free(&spec);
-	probe_spec__free(&first);
 	return err;
 }
 
@@ -202,51 +250,12 @@ static void sig_handler(int sig)
 /* What events are printed with. */
 struct printer {
 	const struct trace_plan_set *set;
-	const struct tool_target *target;
-	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
-	struct pcline *lines;		/* NULL: -U prints addresses */
-	enum {
-		PLACED_AS_LINKED,	/* a non-PIE executable */
-		PLACED_PIE,		/* a PIE executable */
-		PLACED_LIBRARY,
-	} placement;
-	uint64_t first_vaddr;		/* of the binary's segments */
-	uint64_t first_code;		/* of its executable segments */
-	pid_t bias_pid;			/* whose load bias is BIAS */
-	uint64_t bias;
 	struct timespec start_mono;
 	long nevents;
 };
 
-/*
- * Runtime address ADDR in event E as an address of the binary; false when
- * unknown. A non-PIE executable is where it says; a PIE one was moved by
- * mm->start_code minus its lowest executable address (the kernel's
- * start_code); a library's place is in /proc/PID/maps while PID lives.
- */
-static bool file_address(struct printer *pr, const struct trace_event *e,
-			 uint64_t addr, uint64_t *vaddr)
-{
-	if (pr->placement == PLACED_AS_LINKED) {
-		*vaddr = addr;
-		return true;
-	}
-	if (pr->placement == PLACED_PIE) {
-		*vaddr = addr - (e->start_code - pr->first_code);
-		return true;
-	}
-	if (pr->bias_pid != (pid_t)e->pid) {
-		if (target__load_bias(e->pid, pr->target->path, pr->first_vaddr,
-				      &pr->bias))
-			return false;
-		pr->bias_pid = e->pid;
-	}
-	*vaddr = addr - pr->bias;
-	return true;
-}
-
 /* %T: the name of the runtime type at ADDR, or NULL for a nil interface. */
-static const char *type_name(struct printer *pr, const struct trace_event *e,
+static const char *type_name(struct traced_binary *tb, const struct trace_event *e,
 			     uint64_t addr, char *buf, size_t len)
 {
 	const char *name;
@@ -254,15 +263,17 @@ static const char *type_name(struct printer *pr, const struct trace_event *e,
 
 	if (!addr)
 		return NULL;
-	if (pr->rtypes && file_address(pr, e, addr, &vaddr) &&
-	    !go_rtypes__name(pr->rtypes, vaddr, &name))
+	if (tb && tb->rtypes &&
+	    traced_binary__file_address(tb, e->pid, e->start_code, addr, &vaddr) &&
+	    !go_rtypes__name(tb->rtypes, vaddr, &name))
 		return name;
 	snprintf(buf, len, "<type 0x%llx>", (unsigned long long)addr);
 	return buf;
 }
 
 /* -U: one line per frame, innermost first, inlined calls included. */
-static void print_stack(struct printer *pr, FILE *f, const struct trace_event *e)
+static void print_stack(struct traced_binary *tb, FILE *f,
+			const struct trace_event *e)
 {
 	struct pcline_frame frames[16];
 	uint32_t i, n = e->nframes < TRACE_MAX_FRAMES ? e->nframes : TRACE_MAX_FRAMES;
@@ -275,8 +286,10 @@ static void print_stack(struct printer *pr, FILE *f, const struct trace_event *e
 
 		if (env.tool.json)
 			fputs(i ? "," : "", f);
-		if (!pr->lines || !file_address(pr, e, e->frames[i], &pc) ||
-		    pcline__frames(pr->lines, pc - back, frames, 16, &nf) || !nf) {
+		if (!tb || !tb->lines ||
+		    !traced_binary__file_address(tb, e->pid, e->start_code,
+						 e->frames[i], &pc) ||
+		    pcline__frames(tb->lines, pc - back, frames, 16, &nf) || !nf) {
 			if (env.tool.json)
 				fprintf(f, "{\"addr\":\"0x%llx\"}", (unsigned long long)e->frames[i]);
 			else
@@ -325,7 +338,8 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 			go_rtype__gccgo_name(v.str, v.str_len, name, sizeof(name));
 			v.type_name = name;
 		} else if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
-			v.type_name = type_name(pr, e, v.word, tbuf, sizeof(tbuf));
+			v.type_name = type_name(binary_for(row->bin), e, v.word,
+						tbuf, sizeof(tbuf));
 		trace_conv__print(m, &p->convs[i], &v);
 	}
 	fputs(p->suffix, m);
@@ -375,7 +389,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		json_print_string(stdout, msg);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
-			print_stack(pr, stdout, e);
+			print_stack(binary_for(row->bin), stdout, e);
 			printf("]");
 		}
 		printf("}\n");
@@ -390,7 +404,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
 		       comm, row->func, msg);
 		if (env.user_stack) {
-			print_stack(pr, stdout, e);
+			print_stack(binary_for(row->bin), stdout, e);
 			putchar('\n');
 		}
 	}
@@ -415,30 +429,48 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
-		    const struct go_binary *bin, const struct trace_plan_set *s)
+/* Where each plan's binary keeps goroutine ids (gccgo: none, the GOID
+ * column says -). */
+static int plan_goroutines(struct trace_plan_set *s)
 {
-	struct goroutine_layout layout = { 0 };
+	struct goroutine_layout layout;
+	size_t i, k;
+	int err;
+
+	for (i = 0; i < nbinaries; i++) {
+		memset(&layout, 0, sizeof(layout));
+		if (!binaries[i].bin->is_gccgo) {
+			err = goroutine_layout__find(binaries[i].bin, &layout);
+			if (err)
+				return err;
+		}
+		for (k = 0; k < s->nrows; k++) {
+			if (s->rows[k].bin != binaries[i].bin)
+				continue;
+			s->plans[k].goid_offset = layout.goid_offset;
+			s->plans[k].tls_g_offset = layout.tls_g_offset;
+		}
+	}
+	return 0;
+}
+
+static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
+		    const struct trace_plan_set *s)
+{
 	struct gotrace_bpf *obj;
+	bool gccgo = false;
 	__u32 i;
 	int err;
 
-	/* gccgo has no goid this program can read: the GOID column says - */
-	if (!bin->is_gccgo) {
-		err = goroutine_layout__find(bin, &layout);
-		if (err)
-			return err;
-	}
+	for (i = 0; i < nbinaries; i++)
+		gccgo |= binaries[i].bin->is_gccgo;
 	obj = gotrace_bpf__open();
 	if (!obj)
 		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
 	obj->rodata->target_tgid = tgid;
-	obj->rodata->have_goid = !bin->is_gccgo;
-	obj->rodata->goid_offset = layout.goid_offset;
-	obj->rodata->tls_g_offset = layout.tls_g_offset;
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
-	obj->rodata->frame_pointers = !bin->is_gccgo;
+	obj->rodata->frame_pointers = !gccgo;
 	err = bpf_map__set_max_entries(obj->maps.plans, s->nrows);
 	if (!err)
 		err = uprobes__prepare(obj->progs.trace_hit);
@@ -461,68 +493,33 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	return 0;
 }
 
-/* Where the binary's code is at run time: its segments' lowest address
- * and the lowest of its executable ones, and whether it is a non-PIE
- * executable, a PIE one (ET_DYN with an interpreter) or a library. */
-static void find_placement(struct printer *pr, const struct go_binary *bin)
+/* Each binary's probe sites, with the one program. */
+static int attach(struct gotrace_bpf *obj, pid_t tgid)
 {
-	Elf *elf = bin->elf->elf;
-	uint64_t low = UINT64_MAX, code = UINT64_MAX;
-	bool interp = false;
-	size_t i, n = 0;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
+	size_t i;
+	int err = 0;
 
-	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
-		n = 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph))
-			continue;
-		interp |= ph.p_type == PT_INTERP;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if (ph.p_vaddr < low)
-			low = ph.p_vaddr;
-		if (ph.p_flags & PF_X && ph.p_vaddr < code)
-			code = ph.p_vaddr;
-	}
-	pr->first_vaddr = low == UINT64_MAX ? 0 : low;
-	pr->first_code = code == UINT64_MAX ? 0 : code;
-	if (n && eh.e_type == ET_EXEC)
-		pr->placement = PLACED_AS_LINKED;
-	else if (interp)
-		pr->placement = PLACED_PIE;
-	else
-		pr->placement = PLACED_LIBRARY;
+	for (i = 0; i < nbinaries && !err; i++)
+		if (binaries[i].sites.n)
+			err = uprobes__attach(obj->progs.trace_hit, binaries[i].path,
+					      tgid, &binaries[i].sites,
+					      &binaries[i].links);
+	return err;
 }
 
-/* Type names and line tables, where the binary has them: without, %T and
- * -U print addresses. */
-static void printer__init(struct printer *pr, const struct trace_plan_set *s,
-			  const struct tool_target *t)
+/* What names types and frames in each binary, as the probes need. */
+static void load_names(void)
 {
+	bool types = false;
 	size_t i, k;
-	bool want_types = false;
 
-	pr->set = s;
-	pr->target = t;
-	find_placement(pr, t->bin);
 	for (i = 0; i < env.nprobes; i++)
 		for (k = 0; k < env.probes[i].nconvs; k++)
-			if (env.probes[i].convs[k].kind == TRACE_CONV_TYPE)
-				want_types = true;
-	if (want_types && go_rtypes__open(t->bin, &pr->rtypes) && env.tool.verbose)
-		fprintf(stderr, "interface types will print as addresses: %s\n",
-			gt_last_error());
-	if (env.user_stack && pcline__open(t->bin, &pr->lines))
-		fprintf(stderr, "stacks will print as addresses: %s\n",
-			gt_last_error());
-}
-
-static void printer__free(struct printer *pr)
-{
-	go_rtypes__close(pr->rtypes);
-	pcline__close(pr->lines);
+			types |= env.probes[i].convs[k].kind == TRACE_CONV_TYPE;
+	for (i = 0; i < nbinaries; i++)
+		traced_binary__load_names(&binaries[i],
+					  types && !binaries[i].bin->is_gccgo,
+					  env.user_stack, env.tool.verbose);
 }
 
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
@@ -599,11 +596,9 @@ int main(int argc, char **argv)
 		.doc = doc,
 	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
-	struct trace_plan_set set = { .str_max = env.str_max };
-	struct printer pr = { 0 };
+	struct trace_plan_set set = { 0 };
+	struct printer pr = { .set = &set };
 	struct gotrace_bpf *obj = NULL;
-	struct uprobes *probes = NULL;
-	struct go_dwarf *dw = NULL;
 	size_t i;
 	int err;
 
@@ -613,26 +608,23 @@ int main(int argc, char **argv)
 	set.str_max = env.str_max;
 	set.verbose = env.tool.verbose;
 	err = tool_target__open(&target, &env.tool);
-	/* without DWARF the format strings type the values */
-	if (!err && go_dwarf__open(target.bin, &dw) && env.tool.verbose)
-		fprintf(stderr, "%s\n", gt_last_error());
 	for (i = 0; i < env.nprobes && !err; i++)
-		err = plan_probe(&set, &target, dw, &env.probes[i]);
-	if (!err && !set.probes.n)
+		err = plan_probe(&set, &target, &env.probes[i]);
+	if (!err && !set.nrows)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
-		err = load_bpf(&obj, target.tgid, target.bin, &set);
+		err = plan_goroutines(&set);
 	if (!err)
-		err = uprobes__attach(obj->progs.trace_hit, target.path,
-				      target.tgid, &set.probes, &probes);
+		err = load_bpf(&obj, target.tgid, &set);
+	if (!err)
+		err = attach(obj, target.tgid);
 	if (!err) {
-		printer__init(&pr, &set, &target);
+		load_names();
 		err = trace(obj, &pr, &target);
-		printer__free(&pr);
 	}
-	uprobes__detach(probes);
+	for (i = 0; i < nbinaries; i++)
+		traced_binary__close(&binaries[i]);
 	gotrace_bpf__destroy(obj);
-	go_dwarf__close(dw);
 	trace_plan_set__free(&set);
 	tool_target__close(&target);
 	for (i = 0; i < env.nprobes; i++)
