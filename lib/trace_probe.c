@@ -343,8 +343,9 @@ static int parse_string(const char **s, struct trace_term *t)
 			case '\\': c = '\\'; break;
 			case '"': c = '"'; break;
 			default:
-				return gt_error(-EINVAL, "unknown escape '\\%c' in a filter string",
-						*p ? *p : ' ');
+				err = gt_error(-EINVAL, "unknown escape '\\%c' in a filter string",
+					       *p ? *p : ' ');
+				continue;
 			}
 			p++;
 		}
