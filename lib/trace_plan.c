@@ -281,6 +281,25 @@ static const char *type_name(const struct go_type *t)
 	return t->name ? t->name : "the value";
 }
 
+/* [N] of the array at L: a constant index, checked against its length
+ * (a slice's length is only known at run time: not indexed). */
+static int index_array(struct planner *pl, struct loc *l,
+		       const struct trace_expr *x, const char *index)
+{
+	unsigned long n = strtoul(index + 1, NULL, 10);
+
+	if (l->type->kind != GO_KIND_ARRAY)
+		return gt_error(-EINVAL, "%s: '%s': %s is not an array", pl->func,
+				x->text, type_name(l->type));
+	if (n >= l->type->len)
+		return gt_error(-EINVAL, "%s: '%s': index %lu out of range [0, %llu)",
+				pl->func, x->text, n,
+				(unsigned long long)l->type->len);
+	l->off += n * l->type->elem->size;
+	l->type = l->type->elem;
+	return 0;
+}
+
 /* Where the value of X is, and its type. */
 static int resolve(struct planner *pl, const struct trace_expr *x, bool ret,
 		   struct loc *l)
@@ -297,6 +316,10 @@ static int resolve(struct planner *pl, const struct trace_expr *x, bool ret,
 				return err;
 		}
 		t = l->type;
+		if (x->fields[i][0] == '[') {
+			err = index_array(pl, l, x, x->fields[i]);
+			continue;
+		}
 		if (t->kind != GO_KIND_STRUCT)
 			return gt_error(-EINVAL, "%s: '%s': %s has no field %s",
 					pl->func, x->text, type_name(t), x->fields[i]);

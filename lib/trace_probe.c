@@ -268,19 +268,29 @@ static int parse_path(const char **s, bool ret, struct trace_expr *x)
 
 	err = parse_base(s, ret, x);
 	p = *s;
-	while (!err && *p == '.') {
-		len = ident_len(p + 1);
-		if (!len || p[1] == '~')
-			return gt_error(-EINVAL, "expected a field name after '.' in '%s'",
-					p);
+	while (!err && (*p == '.' || *p == '[')) {
+		/* .field, or [N]: kept with its brackets */
+		if (*p == '.') {
+			len = ident_len(p + 1);
+			if (!len || p[1] == '~')
+				return gt_error(-EINVAL, "expected a field name after '.' in '%s'",
+						p);
+			p++;
+		} else {
+			len = 1 + strspn(p + 1, "0123456789");
+			if (len == 1 || len > 10 || p[len] != ']')
+				return gt_error(-EINVAL, "expected [N] with a constant N at '%s'",
+						p);
+			len++;
+		}
 		if (x->nfields == TRACE_PROBE_MAX_FIELDS)
 			return gt_error(-EINVAL, "more than %d selectors in one argument",
 					TRACE_PROBE_MAX_FIELDS);
-		x->fields[x->nfields] = strndup(p + 1, len);
+		x->fields[x->nfields] = strndup(p, len);
 		if (!x->fields[x->nfields])
 			return gt_error(-ENOMEM, "out of memory");
 		x->nfields++;
-		p += 1 + len;
+		p += len;
 	}
 	*s = p;
 	return err;

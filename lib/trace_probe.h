@@ -7,7 +7,8 @@
  * ARG is goargN (the Nth Go parameter, receiver first, N from 1) or, in an
  * r: probe, goretN / retval (= goret1), or a parameter's NAME (DWARF), each
  * optionally followed by .field selectors, which follow pointers as Go
- * does (r.URL.Path), or wrapped in len() / cap(). FILTER is comparisons
+ * does (r.URL.Path), and [N] indexes of arrays, or wrapped in len() /
+ * cap(). FILTER is comparisons
  * `ARG OP CONST` (OP one of == != < <= > >=; CONST an integer, a "string",
  * true, false or nil), or ARG alone (non-zero), or !ARG, joined by && and
  * ||, && binding tighter. Without DWARF the conversions of FORMAT give the
@@ -72,7 +73,7 @@ struct trace_expr {
 	enum trace_arg_kind arg;
 	unsigned int index;	/* GOARG, GORET: 0-based (goarg1 is 0) */
 	char *name;		/* NAME */
-	char *fields[TRACE_PROBE_MAX_FIELDS];
+	char *fields[TRACE_PROBE_MAX_FIELDS];	/* "URL", or "[2]": an index */
 	size_t nfields;
 	enum trace_fn fn;
 };

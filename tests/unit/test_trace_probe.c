@@ -343,6 +343,14 @@ TEST(expressions)
 	CHECK_EQ_INT(p.convs[3].expr.fn, TRACE_FN_NONE);
 	CHECK_EQ_INT(p.convs[3].kind, TRACE_CONV_STR);
 	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f \"%d\" r.pts[1].x", &p), 0);
+	CHECK_EQ_INT(p.convs[0].expr.nfields, 3);
+	CHECK_EQ_STR(p.convs[0].expr.fields[1], "[1]");
+	CHECK_EQ_STR(p.convs[0].expr.fields[2], "x");
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f \"%d\" v[i]", &p), -EINVAL);
+	CHECK(strstr(gt_last_error(), "constant N") != NULL);
+	trace_probe__free(&p);
 	CHECK_EQ_INT(trace_probe__parse("r:main.f \"%T\" err", &p), 0);
 	CHECK_EQ_INT(p.convs[0].kind, TRACE_CONV_TYPE);
 	CHECK_EQ_INT(p.convs[0].expr.arg, TRACE_ARG_NAME);
