@@ -79,12 +79,15 @@ main.boolArgs||both %t %t|goarg1, goarg2|goarg1 == true && goarg2|a[0] == "true"
 # What needs DWARF (parameters by name, field selectors, []byte, len/cap,
 # %T): builds with DWARF only, in the same run. A named ARG prints the
 # fixture's value at its own position among the probe's ARGs (arguments
-# at the entry, results in r:); ARG@N picks the Nth value instead and
-# ARG@N.M the Mth field of that value, a struct written {F1 F2 ...}.
+# at the entry, results in r:); ARG@N picks the Nth value instead,
+# ARG@N.M the Mth field or element of that value (a struct written
+# {F1 F2 ...}, an array [E1 E2 ...]), ARG@N.M.K an element of that...
 PROBES_DWARF='main.greet||%s %d|name, n
 main.greet||bob %s %d|name, n|name == "bob"|a[0] == "bob"
 main.(*counter).add/main.counter.add||%p %d|c, goarg2
 main.splitStruct||%d %s %d|p.a@1.1, p.s@1.2, k@2
+main.stackStruct||%d %d %d %d|r.pts[0]@1.1.1, r.pts[1]@1.1.2, r.w@1.2, k@2
+main.stackArray||%d %d %d %d|v[0]@1.1, v[2]@1.3, k@2, v[1]@1.2
 main.handle||%s %s %d %d|r.Method, r.URL.Path, len(r.Body), r.ID
 main.handle||some %d|r.ID@4|r.ID >= 2 && len(r.Body) > 0|int(a[3]) >= 2 and int(a[2]) > 0
 main.lookup||%s %d %p %s|key, len(key), u, u.Host
@@ -177,10 +180,10 @@ def value(p, i, args, res):
         if not at:
             v = vals[i]
         else:
-            n, _, m = at.partition(".")
-            v = vals[int(n) - 1]
-            if m:
-                v = tokens(v[1:-1])[int(m) - 1]
+            path = [int(k) for k in at.split(".")]
+            v = vals[path[0] - 1]
+            for m in path[1:]:
+                v = tokens(v[1:-1])[m - 1]
     # Floats travel in XMM registers except under ABI0.
     if conv.endswith("f") and abi != "stack":
         v = "<xmm>"
