@@ -6,7 +6,8 @@
 # gccgo (the C ABI). Types come from the format strings (no DWARF needed,
 # so the stripped forms are traced the same way), and filters on goargN
 # too; builds with DWARF are traced in the same run with probes that name
-# parameters, select fields and print []byte, len/cap and %T.
+# parameters, select fields and print []byte, len/cap and %T. -U stacks
+# are checked against the stacks the fixture records itself.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gotrace
 
@@ -377,6 +378,131 @@ for l in open(sys.argv[1]):
 	fi
 }
 test_json
+
+# -U against the stacks the fixture writes itself: main.stackLeaf records,
+# with runtime.CallersFrames, the frames it was called through (STACK N
+# ENTRY FRAME...), inlined calls as frames of their own. gotrace's first
+# frame must be main.stackLeaf at ENTRY (where the entry probe sits), the
+# rest the fixture's frames: name, file, line and (inlined) mark each. gc
+# stacks follow the frame pointers to runtime.goexit, so they must match
+# all of them. gccgo code keeps no frame pointer, so gotrace reads only the
+# PC and the return address at SP: its frames must be the first ones of the
+# fixture's, at least the caller (frame 2). stack.py saves each stack as
+# "FUNC FILE-BASE:LINE [inlined]" lines for comparing builds.
+cat >"$TMP/stack.py" <<'PY'
+import json, os, sys
+compiler, form, truth, out, save = sys.argv[1:6]
+
+def frame(func, where, inlined):
+    file, _, line = where.rpartition(":")
+    return (func, file, int(line), inlined)
+
+want = []
+for line in open(truth):
+    if not line.startswith("STACK "):
+        continue
+    t = line.split()
+    frames = [frame("main.stackLeaf", t[2], False)]
+    i = 3
+    while i < len(t):
+        inlined = t[i + 1] == "(inlined)"
+        frames.append(frame(t[i], t[i + 2 if inlined else i + 1], inlined))
+        i += 3 if inlined else 2
+    want.append((t[1], frames))
+
+got = []
+for line in open(out, errors="replace"):
+    if form == "json":
+        if line.startswith("{"):
+            e = json.loads(line)
+            got.append((e["msg"], [frame(f["func"], "%s:%d" % (f["file"], f["line"]),
+                                         f["inlined"]) if "func" in f else (f["addr"],)
+                                   for f in e["stack"]]))
+    elif line[:1].isdigit():
+        f = line.split(None, 5)
+        got.append((f[5].strip() if len(f) > 5 else "", []))
+    elif line.startswith("        ") and got:
+        f = line.split()
+        if len(f) == 3 and f[1] == "(inlined)":
+            got[-1][1].append(frame(f[0], f[2], True))
+        elif len(f) == 2:
+            got[-1][1].append(frame(f[0].rpartition("+0x")[0], f[1], False))
+        else:
+            got[-1][1].append(tuple(f))
+
+def show(frames):
+    return " | ".join(" ".join(map(str, f)) for f in frames) or "nothing"
+
+bad = nframes = 0
+if not want:
+    print("  the fixture wrote no STACK line")
+    bad += 1
+if len(got) != len(want):
+    print("  %d stacks from gotrace, %d calls of main.stackLeaf" % (len(got), len(want)))
+    bad += 1
+for (n, w), (msg, g) in zip(want, got):
+    short = compiler == "gccgo" and 2 <= len(g) < len(w)
+    if msg != n:
+        print("  stackLeaf(%s): gotrace printed goarg1 %s" % (n, msg))
+        bad += 1
+    elif g != (w[:len(g)] if short else w):
+        print("  stackLeaf(%s): fixture %s" % (n, show(w)))
+        print("    gotrace %s" % show(g))
+        bad += 1
+    nframes += len(g)
+with open(save, "w") as f:
+    for n, g in got:
+        f.write("stackLeaf(%s)\n" % n)
+        for fr in g:
+            fr = (fr[0], "%s:%d" % (os.path.basename(fr[1]), fr[2]),
+                  "inlined" if fr[3] else "") if len(fr) == 4 else fr
+            f.write(" ".join(fr).rstrip() + "\n")
+print("  %d stacks, %d frames compared" % (len(got), nframes))
+sys.exit(1 if bad else 0)
+PY
+
+# stack_run NAME FORM [OPTION]: trace main.stackLeaf with -U (and OPTION)
+# in fixture NAME, whose output is text or json (FORM), and compare.
+stack_run() {
+	local name=$1 form=$2 f=$FIX/$1 out=$TMP/stack-$1-$2.out truth=$TMP/stack-$1.truth
+	local compiler=gc
+	shift 2
+	[[ $name == *gccgo ]] && compiler=gccgo
+	need_file "$f" || return
+	rm -f "$truth"
+	if ! timeout 120 "$TOOL" -U "$@" -c "$f $truth" 'main.stackLeaf "%d" goarg1' \
+		>"$out" 2>"$out.err"; then
+		fail "-U $name" "gotrace failed: $(head -3 "$out.err")"
+	elif python3 "$TMP/stack.py" $compiler "$form" "$truth" "$out" "$TMP/$name.$form.frames" \
+		>"$out.cmp"; then
+		pass "-U${1:+ $1} $name: the fixture's own frames ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
+	else
+		fail "-U${1:+ $1} $name" "stacks differ from the fixture's own"
+		cat "$out.cmp"
+	fi
+}
+
+# Stripped builds name their frames from the pclntab: the same names,
+# files and lines as the build with symbols and DWARF.
+same_stacks() {
+	local a=$TMP/$1.text.frames b=$TMP/$2.text.frames
+	if [[ -s $a ]] && diff -u "$a" "$b" >"$TMP/$2.frames.diff"; then
+		pass "-U $2: the same frames as $1"
+	else
+		fail "-U $2" "frames differ from $1's"
+		head -20 "$TMP/$2.frames.diff"
+	fi
+}
+
+for v in 15 21 27; do
+	stack_run "args-go1.$v-default" text
+	stack_run "args-go1.$v-stripped" text
+	same_stacks "args-go1.$v-default" "args-go1.$v-stripped"
+done
+stack_run args-go1.23-pie text
+stack_run args-go1.25-cgo text
+stack_run args-gccgo text
+stack_run args-go1.19-default json -j
 
 # Real stripped third-party binaries: esbuild opens its input read-only
 # and its output with O_WRONLY|O_CREAT|O_TRUNC (0x241), and (register ABI)
