@@ -21,6 +21,7 @@ struct planned {
 	struct go_dwarf *dw;
 	struct trace_probe probe;
 	struct trace_plan_set set;
+	struct uprobe_list sites;
 };
 
 /* Plan TEXT for its one function in FIXTURE, with DWARF when USE_DWARF;
@@ -47,7 +48,7 @@ static int plan(const char *fixture, const char *text, bool use_dwarf,
 		err = -ENOENT;
 	if (!err)
 		err = trace_plan_set__add(&p->set, p->bin, p->dw, &p->probe,
-					  &fp.probes[0]);
+					  &fp.probes[0], &p->sites);
 	func_probes__free(&fp);
 	return err;
 }
@@ -55,6 +56,7 @@ static int plan(const char *fixture, const char *text, bool use_dwarf,
 static void planned__free(struct planned *p)
 {
 	trace_plan_set__free(&p->set);
+	uprobe_list__free(&p->sites);
 	trace_probe__free(&p->probe);
 	go_dwarf__close(p->dw);
 	go_binary__close(p->bin);
@@ -94,7 +96,8 @@ TEST(register_abi_string_and_int)
 	CHECK_EQ_INT(p.set.rows[0].src[0].str, 0);
 	CHECK_EQ_INT(p.set.rows[0].src[1].nwords, 1);
 	CHECK_EQ_INT(p.set.rows[0].src[1].w[0].word, 2);
-	CHECK_EQ_INT(p.set.probes.n, 1);
+	CHECK_EQ_INT(p.sites.n, 1);
+	CHECK(p.set.rows[0].bin == p.bin);
 out:
 	planned__free(&p);
 }
@@ -126,7 +129,7 @@ TEST(stack_abi)
 		CHECK(is_stack(&pl->words[1], 40, 8));
 		CHECK(is_stack(&pl->words[2], 48, 8));
 		CHECK(is_stack(&pl->words[3], 56, 1));
-		CHECK(p.set.probes.n >= 1);	/* every RET */
+		CHECK(p.sites.n >= 1);	/* every RET */
 	}
 	planned__free(&p);
 }
