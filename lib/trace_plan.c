@@ -685,7 +685,21 @@ static int move_stack_results(struct planner *pl, uint64_t addr)
 	return 0;
 }
 
-/* Place the values the format types (no DWARF). */
+/* Is NAME, a shape instantiation, a method (main.(*box[...]).put,
+ * main.box[...].get), whose receiver comes before the dictionary, rather
+ * than a function (main.maxOf[...])? Its name goes on after the type
+ * arguments. */
+static bool generic_method(const char *name)
+{
+	const char *end = strrchr(name, ']');
+
+	return end && end[1];
+}
+
+/* Place the values the format types (no DWARF). A shape instantiation
+ * takes a hidden dictionary; pclntab spells every instantiation F[...]
+ * before Go 1.20: in a stripped binary an F[...] is taken for the shape
+ * one. */
 static int layout_from_format(struct planner *pl, uint64_t addr,
 			      uint64_t c_result_size)
 {
@@ -699,10 +713,14 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 	err = trace_probe__types(probe, probe->ret, types, &n);
 	if (err)
 		return err;
+	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
+	    !pl->bin->is_gccgo)
+		sig.dict = go_abi__dict_position(go_version__minor(pl->bin->version));
 	if (probe->ret) {
 		sig.results = types;
 		sig.nresults = n;
-	} else if (n && pl->gccgo_method) {
+	} else if (n && (pl->gccgo_method ||
+			 (sig.dict != GO_DICT_NONE && generic_method(pl->func)))) {
 		sig.recv = types[0];
 		sig.params = types + 1;
 		sig.nparams = n - 1;
@@ -720,12 +738,6 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 		sig.results = &mem_result;
 		sig.nresults = 1;
 	}
-	/* A shape instantiation takes a hidden dictionary. pclntab spells
-	 * every instantiation F[...]: in a stripped binary an F[...] is taken
-	 * for the shape one. */
-	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
-	    !pl->bin->is_gccgo)
-		sig.dict = go_abi__dict_position(go_version__minor(pl->bin->version));
 	err = go_abi__assign(pl->bin->abi, &sig, &pl->layout);
 	if (!err && probe->ret && n && pl->bin->abi == GO_ABI_STACK)
 		err = move_stack_results(pl, addr);
