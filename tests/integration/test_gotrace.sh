@@ -64,7 +64,9 @@ main.describe|r|%s %d %t|goret1, goret2, goret3
 main.maxOf[*]||%d %d|goarg1, goarg2
 main.maxOf[*]|r|%d|retval
 main.longer[*]||%s %s|goarg1, goarg2
-main.longer[*]|r|%s|retval'
+main.longer[*]|r|%s|retval
+main.(*box[*]).bump||%p %d %d|goarg1, goarg2, goarg3
+main.(*box[*]).bump|r|%d|retval'
 
 # Filters on goargN need no DWARF: every build runs these. Two more
 # columns: FILTER, which gotrace takes in parentheses before the format,
@@ -108,7 +110,7 @@ probes_for() {
 	local abi=$1 dwarf=$2 fn ret fmt args
 	while IFS='|' read -r fn ret fmt args; do
 		[[ -z $fn ]] && continue
-		[[ $abi != register && $fn == *'[*]' ]] && continue # no generics
+		[[ $abi != register && $fn == *'[*]'* ]] && continue # no generics
 		echo "$fn|$ret|$fmt|$args"
 	done < <(echo "$PROBES"
 		echo "$PROBES_FILTER"
@@ -218,7 +220,8 @@ for line in open(out, errors="replace"):
     if len(f) < 5 or not (f[0].isdigit() and f[1].isdigit()):
         continue
     goids.add(f[2])
-    fn = re.sub(r"\[.*\]$", "[...]", f[4])
+    # type arguments, of a function or of a method's receiver type
+    fn = re.sub(r"\[.*\](?=\)\.|\.[^.\]]*$|$)", "[...]", f[4])
     if fn.startswith("r:"):
         fn = fn[2:]
     got.append((fn, (f[5] if len(f) > 5 else "").split()))
