@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buildinfo.h"
+#include "byteorder.h"
 #include "error.h"
 #include "go_binary.h"
 #include "pclntab.h"
@@ -165,14 +166,6 @@ static bool is_exec_vaddr(const struct elf_file *ef, uint64_t vaddr)
 	return false;
 }
 
-static uint64_t read_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /*
  * runtime.firstmoduledata starts with a pointer to the pclntab header and
  * holds minpc, maxpc, text and etext at +160..+184 (Go 1.16 - 1.27). Find
@@ -189,12 +182,12 @@ static uint64_t moduledata_text(const struct elf_file *ef, const char *name,
 		return 0;
 	for (off = 0; size >= 192 && off <= size - 192; off += 8) {
 		md = d + off;
-		if (read_u64(md) != pcln_vaddr)
+		if (get_u64(md) != pcln_vaddr)
 			continue;
-		minpc = read_u64(md + 160);
-		maxpc = read_u64(md + 168);
-		text = read_u64(md + 176);
-		etext = read_u64(md + 184);
+		minpc = get_u64(md + 160);
+		maxpc = get_u64(md + 168);
+		text = get_u64(md + 176);
+		etext = get_u64(md + 184);
 		if (text <= minpc && minpc < maxpc && maxpc <= etext &&
 		    is_exec_vaddr(ef, text))
 			return text;

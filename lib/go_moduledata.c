@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include "byteorder.h"
 #include "error.h"
 #include "go_moduledata.h"
 
@@ -38,16 +39,6 @@ static const struct md_layout layouts[] = {
 };
 
 #define MD_SIZE(l)	(((l)->gofunc_at ? (l)->gofunc_at : (l)->etypes_at) + 8)
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* Does the non-executable PT_LOAD segment holding START also hold END
  * (END may be its end)? */

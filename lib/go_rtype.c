@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "byteorder.h"
 #include "error.h"
 #include "go_moduledata.h"
 #include "go_rtype.h"
@@ -49,22 +50,6 @@ struct go_rtypes {
 	size_t nslots;		/* a power of two, or 0 */
 	size_t nnames;
 };
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static int32_t get_i32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
 
 /* Go 1.17 moved name lengths from 2 bytes to a uvarint. */
 static int name_encoding(const struct go_binary *bin, bool *varint)
@@ -249,7 +234,7 @@ static int decode(const struct go_rtypes *r, uint64_t addr, char **out)
 
 	err = check_header(r, addr, t);
 	if (!err)
-		err = read_name(r, addr, get_i32(t + RTYPE_STR), &s, &len);
+		err = read_name(r, addr, (int32_t)get_u32(t + RTYPE_STR), &s, &len);
 	if (err)
 		return err;
 	for (i = 0; i < len; i++)

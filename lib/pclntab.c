@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "byteorder.h"
 #include "error.h"
 #include "pclntab.h"
 
@@ -36,17 +37,6 @@ struct layout {
 	size_t funcnames;	/* base of name offsets */
 	uint64_t text_start;	/* added to entries from 1.18 */
 };
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
 
 static int corrupt(const char *why)
 {

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "byteorder.h"
 #include "error.h"
 #include "go_moduledata.h"
 #include "pclntab_inline.h"
@@ -80,17 +81,6 @@ struct walk {
 	struct seen_slot *seen;
 	size_t seen_cap;	/* a power of two, at least 2 * nnodes */
 };
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
 
 static int corrupt(const struct pclntab_func *f, const char *why)
 {
