@@ -50,15 +50,14 @@ struct {
 /* The goroutine id, from g in the TLS slot (Go keeps it there in every
  * ABI; where in g depends on the binary's Go version, so the plan says);
  * 0 when it cannot be read. */
-static __always_inline __u64 current_goid(const struct trace_plan *plan)
+static __always_inline __u64 current_goid(struct task_struct *task,
+					  const struct trace_plan *plan)
 {
 	__u64 fsbase, g = 0, goid = 0, goid_offset = plan->goid_offset;
 	__s64 tls_g_offset = plan->tls_g_offset;
-	struct task_struct *task;
 
 	if (!goid_offset)
 		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
 	if (!fsbase ||
 	    bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)) ||
@@ -253,6 +252,7 @@ int trace_hit(struct pt_regs *ctx)
 	};
 	__u32 idx = COOKIE_INDEX(cookie), zero = 0;
 	__u64 size, flags;
+	struct task_struct *task;
 	struct trace_plan *plan;
 	struct trace_event *e;
 	__u64 *n;
@@ -284,9 +284,9 @@ int trace_hit(struct pt_regs *ctx)
 	e->ts = bpf_ktime_get_ns();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
-	e->goid = current_goid(plan);
-	e->start_code = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-				      mm, start_code);
+	task = (struct task_struct *)bpf_get_current_task();
+	e->goid = current_goid(task, plan);
+	e->start_code = BPF_CORE_READ(task, mm, start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
 		read_stack(e, ctx);
