@@ -16,7 +16,7 @@ BPFTOOL ?= bpftool
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 TOOLS := gofunccount gofunclatency gotrace
-LIB_SRCS := $(wildcard lib/*.c)
+LIB_SRCS := $(wildcard lib/*/*.c)
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
 LIBGOTOOLS := $(OUTPUT)/libgotools.a
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -25,6 +25,9 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT)
+# Each object records the headers it includes: make rebuilds what a header
+# change touches, and no more.
+DEPFLAGS = -MMD -MP
 LIBS := -lbpf -ldw -lelf -lcapstone -lz
 ifeq ($(STATIC),1)
 LDFLAGS += -static
@@ -40,48 +43,51 @@ SAN_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib-san/%.o,$(LIB_SRCS))
 FUZZ_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib-fuzz/%.o,$(LIB_SRCS))
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all clean install deps demo test unit-tests fuzz integration bench
+.PHONY: all clean install deps fixtures demo test unit-tests bench
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 all: $(addprefix $(OUTPUT)/,$(TOOLS))
 
-$(OUTPUT) $(OUTPUT)/lib $(OUTPUT)/lib-san $(OUTPUT)/lib-fuzz $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
+$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 	mkdir -p $@
 
-$(OUTPUT)/lib/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(OUTPUT)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIBGOTOOLS): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h bpf/$(ARCH)/*.h) | $(OUTPUT)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h $(wildcard lib/*.h tools/*.h bpf/*.h) | $(OUTPUT)
-	$(CC) $(CPPFLAGS) -Itools -Ibpf $(CFLAGS) -c $< -o $@
+$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT)
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
 	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # Unit tests: once normally, once under ASan and UBSan.
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) tests/unit/test.h | $(OUTPUT)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) | $(OUTPUT)/tests
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-san/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib-san
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
+$(OUTPUT)/lib-san/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/test.h | $(OUTPUT)/tests-san
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
+$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) | $(OUTPUT)/tests-san
+	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-fuzz/%.o: lib/%.c $(wildcard lib/*.h bpf/*.h) | $(OUTPUT)/lib-fuzz
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
+$(OUTPUT)/lib-fuzz/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
 
 $(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LIBS) -o $@
+	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LIBS) -o $@
 
 deps:
 	scripts/setup-deps.sh
@@ -110,11 +116,11 @@ bench: deps
 $(OUTPUT)/bench:
 	mkdir -p $@
 
-$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c $(wildcard bpf/$(ARCH)/*.h) | $(OUTPUT)/bench
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c | $(OUTPUT)/bench
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/bench/floor.skel.h $(LIBGOTOOLS)
-	$(CC) $(CPPFLAGS) -I$(OUTPUT)/bench $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) -I$(OUTPUT)/bench $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
@@ -124,3 +130,6 @@ install: all
 
 clean:
 	rm -rf $(OUTPUT)
+
+# The header dependencies the compiler wrote (-MMD).
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -5,7 +5,7 @@
  *
  *	uprobe_floor [-p PID] BINARY OFFSET...
  *
- * Attaches the way gofunccount does (lib/uprobes.h: one uprobe_multi link),
+ * Attaches the way gofunccount does (lib/probe/uprobes.h: one uprobe_multi link),
  * so the difference between the two is gofunccount's BPF program alone.
  * Prints "Attached N probes" once attached, "Detaching..." at the end.
  */
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "error.h"
-#include "uprobes.h"
+#include "core/error.h"
+#include "probe/uprobes.h"
 #include "floor.skel.h"
 
 static volatile sig_atomic_t exiting;

@@ -3,7 +3,7 @@
  * gofunccount: count calls of Go functions, like bcc's funccount.
  *
  * Each matched function gets one uprobe at its counting site (see
- * lib/probe_site.h: the prologue's jump to morestack, so that a call whose
+ * lib/x86/probe_site.h: the prologue's jump to morestack, so that a call whose
  * stack grows is counted once and the probe is emulated, not single-
  * stepped), plus one at each inlined copy. All probes share one uprobe_multi
  * link; the attach cookie says which counter a hit adds to.
@@ -16,11 +16,11 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "error.h"
-#include "func_probes.h"
-#include "json.h"
-#include "tool.h"
-#include "uprobes.h"
+#include "core/error.h"
+#include "probe/func_probes.h"
+#include "cli/json.h"
+#include "cli/tool.h"
+#include "probe/uprobes.h"
 #include "gofunccount.h"
 #include "gofunccount.skel.h"
 

@@ -7,7 +7,7 @@
  * only when the jump to morestack is not taken; for gccgo the split-stack
  * prologue's jae/jb, counted always; or else the entry byte)
  * and one probe on each of its exits (every RET, every tail JMP), found by
- * disassembling its body (lib/exit_sites.h). Calls are paired per
+ * disassembling its body (lib/x86/exit_sites.h). Calls are paired per
  * goroutine and stack depth in BPF, or for gccgo, whose stacks never move,
  * per SP at entry (see bpf/gofunclatency.bpf.c).
  */
@@ -21,15 +21,15 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "error.h"
-#include "exit_sites.h"
-#include "func_probes.h"
-#include "go_binary.h"
-#include "goroutine.h"
-#include "histogram.h"
-#include "json.h"
-#include "tool.h"
-#include "uprobes.h"
+#include "core/error.h"
+#include "x86/exit_sites.h"
+#include "probe/func_probes.h"
+#include "gobin/go_binary.h"
+#include "goabi/goroutine.h"
+#include "cli/histogram.h"
+#include "cli/json.h"
+#include "cli/tool.h"
+#include "probe/uprobes.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
 

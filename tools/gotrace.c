@@ -3,14 +3,14 @@
  * gotrace: one line per call of a Go function, with its arguments or
  * results, like bcc's trace.
  *
- * lib/trace_plan.h turns each probe into a plan per function (the words
+ * lib/trace/trace_plan.h turns each probe into a plan per function (the words
  * to read, the pointers to follow, the filter to test), typed by DWARF or
  * by the format string and placed by the binary's calling convention. The
  * precompiled BPF program reads the plan from a map, keyed by the probe's
  * cookie, and sends raw words, string bytes and return addresses through a
  * ring buffer; this file formats the lines, naming interface types from
- * the binary's type data (lib/go_rtype.h) and stack frames from its
- * pclntab (lib/pcline.h).
+ * the binary's type data (lib/gobin/go_rtype.h) and stack frames from its
+ * pclntab (lib/gobin/pcline.h).
  */
 #include <argp.h>
 #include <errno.h>
@@ -24,21 +24,21 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <gelf.h>
-#include "error.h"
-#include "func_probes.h"
-#include "go_binary.h"
-#include "go_dwarf.h"
-#include "go_rtype.h"
-#include "goroutine.h"
-#include "json.h"
-#include "pcline.h"
-#include "probe_spec.h"
-#include "target.h"
-#include "tool.h"
-#include "trace_plan.h"
-#include "trace_probe.h"
-#include "traced_binary.h"
-#include "uprobes.h"
+#include "core/error.h"
+#include "probe/func_probes.h"
+#include "gobin/go_binary.h"
+#include "goabi/go_dwarf.h"
+#include "gobin/go_rtype.h"
+#include "goabi/goroutine.h"
+#include "cli/json.h"
+#include "gobin/pcline.h"
+#include "probe/probe_spec.h"
+#include "probe/target.h"
+#include "cli/tool.h"
+#include "trace/trace_plan.h"
+#include "trace/trace_probe.h"
+#include "trace/traced_binary.h"
+#include "probe/uprobes.h"
 #include "gotrace.h"
 #include "gotrace.skel.h"
 

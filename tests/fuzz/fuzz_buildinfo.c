@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "buildinfo.h"
+#include "gobin/buildinfo.h"
 
 struct input {
 	const uint8_t *data;

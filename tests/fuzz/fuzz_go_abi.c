@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "go_abi.h"
+#include "goabi/go_abi.h"
 
 #define NTYPES 16
 #define NFIELDS 4

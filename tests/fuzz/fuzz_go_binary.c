@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "go_binary.h"
+#include "gobin/go_binary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

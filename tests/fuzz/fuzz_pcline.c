@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "pcline.h"
+#include "gobin/pcline.h"
 
 #define MEM	0x10000
 #define TEXT	0x401000

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "pclntab.h"
+#include "gobin/pclntab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

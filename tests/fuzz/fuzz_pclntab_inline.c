@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "pclntab_inline.h"
+#include "gobin/pclntab_inline.h"
 
 #define MEM	0x10000
 #define TEXT	0x401000

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "probe_spec.h"
+#include "probe/probe_spec.h"
 
 static void match_all(const char *pattern, const char *name)
 {

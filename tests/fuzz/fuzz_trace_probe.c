@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace_probe.h"
+#include "trace/trace_probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "buildinfo.h"
-#include "error.h"
+#include "gobin/buildinfo.h"
+#include "core/error.h"
 #include "test.h"
 
 /* ---- real binaries ---- */

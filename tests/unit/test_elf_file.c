@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "error.h"
+#include "elf/elf_file.h"
+#include "core/error.h"
 #include "test.h"
 
 static const char *const versions[] = { "1.15", "1.19", "1.21", "1.23",

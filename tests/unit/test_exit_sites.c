@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
-#include "error.h"
-#include "exit_sites.h"
-#include "go_binary.h"
+#include "core/error.h"
+#include "x86/exit_sites.h"
+#include "gobin/go_binary.h"
 #include "test.h"
 
 static const int versions[] = { 15, 19, 21, 23, 25, 27 };

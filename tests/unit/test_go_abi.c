@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/user.h>
-#include "error.h"
-#include "go_abi.h"
+#include "core/error.h"
+#include "goabi/go_abi.h"
 #include "test.h"
 
 /* One piece as text: "rax/8@0", "xmm1/4@4", "rax+4/4@4", "sp+24/16@0",

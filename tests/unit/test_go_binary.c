@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "error.h"
-#include "go_binary.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
 #include "test.h"
 
 static const char *const versions[] = { "1.15", "1.19", "1.21", "1.23",

@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "go_abi.h"
-#include "go_binary.h"
-#include "go_dwarf.h"
+#include "core/error.h"
+#include "goabi/go_abi.h"
+#include "gobin/go_binary.h"
+#include "goabi/go_dwarf.h"
 #include "test.h"
 
 static const char *const gc_fixtures[] = {

@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "go_binary.h"
-#include "go_moduledata.h"
-#include "go_rtype.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "gobin/go_moduledata.h"
+#include "gobin/go_rtype.h"
 #include "test.h"
 
 #define DW_AT_go_runtime_type 0x2904

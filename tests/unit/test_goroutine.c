@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "error.h"
-#include "go_binary.h"
-#include "goroutine.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "goabi/goroutine.h"
 #include "test.h"
 
 static const int versions[] = { 15, 19, 21, 23, 25, 27 };

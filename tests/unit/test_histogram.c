@@ -12,7 +12,7 @@
  */
 #include <stdint.h>
 #include <unistd.h>
-#include "histogram.h"
+#include "cli/histogram.h"
 #include "test.h"
 
 static char *render(const uint64_t *slots, unsigned int n, int json)

@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <gelf.h>
-#include "elf_file.h"
-#include "error.h"
-#include "go_binary.h"
-#include "inline_sites.h"
-#include "probe_spec.h"
+#include "elf/elf_file.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "probe/inline_sites.h"
+#include "probe/probe_spec.h"
 #include "test.h"
 
 static const char *const go_versions[] = {

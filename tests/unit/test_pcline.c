@@ -32,9 +32,9 @@
 #include <unistd.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include "error.h"
-#include "go_binary.h"
-#include "pcline.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "gobin/pcline.h"
 #include "test.h"
 
 #define MAX_FRAMES	64

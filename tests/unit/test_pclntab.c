@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
-#include "error.h"
-#include "pclntab.h"
+#include "core/error.h"
+#include "gobin/pclntab.h"
 #include "test.h"
 
 /* ---- real binaries ---- */

@@ -10,11 +10,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "go_binary.h"
-#include "inline_sites.h"
-#include "pclntab_inline.h"
-#include "probe_spec.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "probe/inline_sites.h"
+#include "gobin/pclntab_inline.h"
+#include "probe/probe_spec.h"
 #include "test.h"
 
 struct site {

@@ -11,9 +11,9 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include "error.h"
-#include "go_binary.h"
-#include "probe_site.h"
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "x86/probe_site.h"
 #include "test.h"
 
 #define ENTRY 0x401000ull

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "error.h"
-#include "probe_spec.h"
+#include "core/error.h"
+#include "probe/probe_spec.h"
 #include "test.h"
 
 struct parse_case {

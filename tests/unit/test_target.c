@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "error.h"
-#include "target.h"
+#include "core/error.h"
+#include "probe/target.h"
 #include "test.h"
 
 static bool same_file(const char *a, const char *b)

@@ -9,11 +9,11 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "error.h"
-#include "func_probes.h"
-#include "go_binary.h"
-#include "go_dwarf.h"
-#include "trace_plan.h"
+#include "core/error.h"
+#include "probe/func_probes.h"
+#include "gobin/go_binary.h"
+#include "goabi/go_dwarf.h"
+#include "trace/trace_plan.h"
 #include "test.h"
 
 struct planned {

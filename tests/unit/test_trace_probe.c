@@ -5,9 +5,9 @@
  */
 #include <errno.h>
 #include <math.h>
-#include "error.h"
+#include "core/error.h"
 #include "test.h"
-#include "trace_probe.h"
+#include "trace/trace_probe.h"
 
 TEST(entry_probe_with_format)
 {

@@ -8,9 +8,9 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "elf_file.h"
-#include "go_binary.h"
-#include "uprobe_insn.h"
+#include "elf/elf_file.h"
+#include "gobin/go_binary.h"
+#include "x86/uprobe_insn.h"
 #include "test.h"
 
 /* An in-memory "ELF" whose only segment is CODE: elf_file__read_vaddr

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "core/error.h"
+#include "probe/probe_spec.h"
+#include "probe/target.h"
+#include "cli/tool.h"
+
+static volatile sig_atomic_t exiting;
+static bool verbose;
+
+void tool__usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see %s -h)\n", program_invocation_short_name);
+	exit(2);
+}
+
+long tool__parse_positive(const char *arg, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		tool__usage_error("invalid %s: %s", what, arg);
+	return v;
+}
+
+error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
+			struct argp_state *state)
+{
+	switch (key) {
+	case 'p':
+		o->pid = tool__parse_positive(arg, "PID");
+		break;
+	case 'c':
+		o->cmd = arg;
+		break;
+	case 'i':
+		o->interval = tool__parse_positive(arg, "interval");
+		break;
+	case 'd':
+		o->duration = tool__parse_positive(arg, "duration");
+		break;
+	case 'T':
+		o->timestamp = true;
+		break;
+	case 'r':
+		o->regex = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (o->spec)
+			tool__usage_error("unexpected argument: %s (one pattern only)", arg);
+		o->spec = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->spec)
+			tool__usage_error("no pattern given");
+		if (o->pid && o->cmd)
+			tool__usage_error("-p and -c cannot be used together");
+		if (o->duration && !o->interval)
+			o->interval = o->duration;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	if (!verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+void tool__init(const struct tool_options *o)
+{
+	verbose = o->verbose;
+	libbpf_set_print(libbpf_print);
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+}
+
+int tool_target__open(struct tool_target *t, const struct tool_options *o)
+{
+	struct probe_spec spec = { 0 };
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->cmd.gate_fd = -1;
+	if (o->pid && !target__pid_alive(o->pid))
+		return gt_error(-ESRCH, "no such process: %d", o->pid);
+	if (o->cmd) {
+		err = command__start(o->cmd, &t->cmd);
+		if (err)
+			return err;
+	}
+	t->tgid = o->cmd ? t->cmd.pid : o->pid;
+	err = probe_spec__parse(o->spec, o->pid || o->cmd, &spec);
+	if (err)
+		return err;
+	/* A -c child has not exec()ed yet: its /proc/PID/exe is us. */
+	if (!spec.binary && o->cmd)
+		snprintf(t->path, sizeof(t->path), "%s", t->cmd.path);
+	else
+		err = target__resolve(spec.binary, o->cmd ? 0 : o->pid,
+				      t->path, sizeof(t->path));
+	if (!err)
+		err = go_binary__open(t->path, &t->bin);
+	if (!err) {
+		t->pattern = spec.pattern;
+		spec.pattern = NULL;
+	}
+	probe_spec__free(&spec);
+	return err;
+}
+
+int tool_target__release(struct tool_target *t, const struct tool_options *o)
+{
+	return o->cmd ? command__release(&t->cmd) : 0;
+}
+
+void tool_target__close(struct tool_target *t)
+{
+	if (t->cmd.pid > 0)
+		command__kill(&t->cmd);
+	go_binary__close(t->bin);
+	free(t->pattern);
+	memset(t, 0, sizeof(*t));
+}
+
+void tool_clock__start(struct tool_clock *c, const struct tool_options *o)
+{
+	struct timespec start;
+
+	memset(c, 0, sizeof(*c));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	c->interval = o->interval;
+	if (o->interval) {
+		c->next_tick = start;
+		c->next_tick.tv_sec += o->interval;
+	}
+	if (o->duration) {
+		c->end = start;
+		c->end.tv_sec += o->duration;
+	}
+}
+
+static bool reached(const struct timespec *now, const struct timespec *t)
+{
+	return t->tv_sec && (now->tv_sec > t->tv_sec ||
+			     (now->tv_sec == t->tv_sec &&
+			      now->tv_nsec >= t->tv_nsec));
+}
+
+bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited)
+{
+	/* Check on the target ten times a second. */
+	const struct timespec step = { 0, 100 * 1000 * 1000 };
+	struct timespec now;
+
+	*target_exited = false;
+	for (;;) {
+		if (exiting)
+			return true;
+		if (o->cmd && command__exited(&t->cmd))
+			return true;
+		if (o->pid && !target__pid_alive(o->pid)) {
+			*target_exited = true;
+			return true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (reached(&now, &c->end))
+			return true;
+		if (reached(&now, &c->next_tick)) {
+			c->next_tick.tv_sec += c->interval;
+			return false;
+		}
+		nanosleep(&step, NULL);
+	}
+}
+
+int tool__load_error(int err)
+{
+	/* Root can get EACCES too: from the verifier. */
+	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
+		return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
+	return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every gotools command shares: the options bcc's tools have in
+ * common (-p -c -i -d -T -r -v -j), the target they name (a process, a
+ * command to start, or BINARY:PATTERN), Ctrl-C, and the tracing clock that
+ * wakes the tool at each interval and at the end.
+ */
+#ifndef GOTOOLS_TOOL_H
+#define GOTOOLS_TOOL_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <time.h>
+#include <sys/types.h>
+#include "cli/command.h"
+#include "gobin/go_binary.h"
+
+struct tool_options {
+	pid_t pid;		/* -p */
+	const char *cmd;	/* -c */
+	long interval;		/* -i, seconds; -d alone sets it to -d */
+	long duration;		/* -d, seconds */
+	bool timestamp;		/* -T */
+	bool regex;		/* -r */
+	bool verbose;		/* -v */
+	bool json;		/* -j */
+	const char *spec;	/* [BINARY:]PATTERN */
+};
+
+/* Handle one of the shared options or the pattern; ARGP_ERR_UNKNOWN for
+ * the rest, which the tool handles itself. */
+error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
+			struct argp_state *state);
+
+/* A bad option value: one line naming it, exit status 2. */
+void tool__usage_error(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+
+/* A positive integer option value, or a usage error naming WHAT. */
+long tool__parse_positive(const char *arg, const char *what);
+
+/* libbpf's messages only with -v; Ctrl-C and SIGTERM end the trace. */
+void tool__init(const struct tool_options *o);
+
+/* The process and file a trace is about. */
+struct tool_target {
+	struct command cmd;	/* the program started by -c */
+	pid_t tgid;		/* whose calls count: -p, the -c child, or 0 */
+	char path[4096];	/* the file the probes go into */
+	struct go_binary *bin;
+	char *pattern;		/* PATTERN of the probe spec */
+};
+
+/*
+ * Start the -c command at its gate (it runs at tool_target__release()),
+ * resolve BINARY (or the executable of -p / -c), open it as a Go binary and
+ * keep the pattern. Returns 0 or a negative errno with a reason; call
+ * tool_target__close() in both cases.
+ */
+int tool_target__open(struct tool_target *t, const struct tool_options *o);
+
+/* Let the -c command run, now that the probes are attached. */
+int tool_target__release(struct tool_target *t, const struct tool_options *o);
+
+/* Kill a -c command still running, free everything. */
+void tool_target__close(struct tool_target *t);
+
+/* When to print: every interval, and at the end of the duration. */
+struct tool_clock {
+	struct timespec next_tick;	/* zero: no interval */
+	struct timespec end;		/* zero: no duration */
+	long interval;
+};
+
+void tool_clock__start(struct tool_clock *c, const struct tool_options *o);
+
+/*
+ * Sleep until the next interval (returns false: print and go on) or the
+ * end of the trace (returns true: print and stop): the duration is over,
+ * Ctrl-C, or the traced process is gone. *TARGET_EXITED is set when a -p
+ * process exited, which the tools report as an error.
+ */
+bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited);
+
+/* A one-line reason for a failed BPF object load. */
+int tool__load_error(int err);
+
+#endif

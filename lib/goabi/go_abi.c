@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Go argument placement on amd64: ABIInternal, ABI0 and gccgo's System V
+ * ABI. See go_abi.h and cmd/compile/abi-internal.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "goabi/go_abi.h"
+
+#define SCALAR(n, k, sz, al) \
+	const struct go_type n = { .kind = k, .size = sz, .align = al }
+
+SCALAR(go_type_bool, GO_KIND_BOOL, 1, 1);
+SCALAR(go_type_int, GO_KIND_INT, 8, 8);
+SCALAR(go_type_int8, GO_KIND_INT, 1, 1);
+SCALAR(go_type_int16, GO_KIND_INT, 2, 2);
+SCALAR(go_type_int32, GO_KIND_INT, 4, 4);
+SCALAR(go_type_int64, GO_KIND_INT, 8, 8);
+SCALAR(go_type_uint, GO_KIND_UINT, 8, 8);
+SCALAR(go_type_uint8, GO_KIND_UINT, 1, 1);
+SCALAR(go_type_uint16, GO_KIND_UINT, 2, 2);
+SCALAR(go_type_uint32, GO_KIND_UINT, 4, 4);
+SCALAR(go_type_uint64, GO_KIND_UINT, 8, 8);
+SCALAR(go_type_uintptr, GO_KIND_UINT, 8, 8);
+SCALAR(go_type_float32, GO_KIND_FLOAT, 4, 4);
+SCALAR(go_type_float64, GO_KIND_FLOAT, 8, 8);
+SCALAR(go_type_complex64, GO_KIND_COMPLEX, 8, 4);
+SCALAR(go_type_complex128, GO_KIND_COMPLEX, 16, 8);
+SCALAR(go_type_unsafe_pointer, GO_KIND_PTR, 8, 8);
+SCALAR(go_type_string, GO_KIND_STRING, 16, 8);
+SCALAR(go_type_eface, GO_KIND_EFACE, 16, 8);
+const struct go_type go_type_byte_slice = {
+	.kind = GO_KIND_SLICE, .size = 24, .align = 8, .elem = &go_type_uint8,
+};
+
+#define MAX_DEPTH 32
+/* Type nodes one call may visit: bounds the work on shared subtypes. */
+#define MAX_VISITS 65536
+/* No Go frame comes near these; they keep offsets far from overflow. */
+#define MAX_TYPE_SIZE (1ULL << 32)
+#define MAX_VALUES 4096
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static bool valid_size(uint64_t size, const uint64_t *ok, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (size == ok[i])
+			return true;
+	return false;
+}
+
+static int check_type(const struct go_type *t, int depth, long *visits)
+{
+	static const uint64_t int_sizes[] = { 1, 2, 4, 8 };
+	static const uint64_t float_sizes[] = { 4, 8 };
+	static const uint64_t complex_sizes[] = { 8, 16 };
+	uint64_t end = 0;
+	int err;
+
+	if (!t)
+		return gt_error(-EINVAL, "type description missing");
+	if (depth > MAX_DEPTH)
+		return gt_error(-EINVAL, "type nested more than %d deep",
+				MAX_DEPTH);
+	if (--*visits < 0)
+		return gt_error(-E2BIG, "type too complex to place");
+	if (t->align != 1 && t->align != 2 && t->align != 4 && t->align != 8)
+		return gt_error(-EINVAL, "type %s: alignment %u",
+				t->name ?: "?", t->align);
+	if (t->size > MAX_TYPE_SIZE || t->size % t->align)
+		return gt_error(-EINVAL, "type %s: size %llu",
+				t->name ?: "?", (unsigned long long)t->size);
+
+	switch (t->kind) {
+	case GO_KIND_BOOL:
+		if (t->size != 1)
+			goto bad_size;
+		return 0;
+	case GO_KIND_INT:
+	case GO_KIND_UINT:
+		if (!valid_size(t->size, int_sizes, 4) || t->align != t->size)
+			goto bad_size;
+		return 0;
+	case GO_KIND_FLOAT:
+		if (!valid_size(t->size, float_sizes, 2) ||
+		    t->align != t->size)
+			goto bad_size;
+		return 0;
+	case GO_KIND_COMPLEX:
+		if (!valid_size(t->size, complex_sizes, 2) ||
+		    t->align != t->size / 2)
+			goto bad_size;
+		return 0;
+	case GO_KIND_PTR:
+	case GO_KIND_MAP:
+	case GO_KIND_CHAN:
+	case GO_KIND_FUNC:
+		if (t->size != 8 || t->align != 8)
+			goto bad_size;
+		return 0;
+	case GO_KIND_STRING:
+	case GO_KIND_IFACE:
+	case GO_KIND_EFACE:
+		if (t->size != 16 || t->align != 8)
+			goto bad_size;
+		return 0;
+	case GO_KIND_SLICE:
+		if (t->size != 24 || t->align != 8)
+			goto bad_size;
+		return 0;
+	case GO_KIND_ARRAY:
+		err = check_type(t->elem, depth + 1, visits);
+		if (err)
+			return err;
+		if (t->align != t->elem->align ||
+		    (t->elem->size && t->len > t->size / t->elem->size) ||
+		    t->len * t->elem->size != t->size)
+			goto bad_size;
+		return 0;
+	case GO_KIND_STRUCT:
+		if (t->nfields && !t->fields)
+			return gt_error(-EINVAL, "struct %s: fields missing",
+					t->name ?: "?");
+		for (size_t i = 0; i < t->nfields; i++) {
+			const struct go_field *f = &t->fields[i];
+
+			err = check_type(f->type, depth + 1, visits);
+			if (err)
+				return err;
+			if (f->offset < end || f->offset % f->type->align ||
+			    f->type->align > t->align ||
+			    f->offset > t->size ||
+			    f->type->size > t->size - f->offset)
+				return gt_error(-EINVAL,
+						"struct %s: field %s misplaced",
+						t->name ?: "?", f->name ?: "?");
+			end = f->offset + f->type->size;
+		}
+		return 0;
+	}
+	return gt_error(-EINVAL, "type %s: unknown kind %d", t->name ?: "?",
+			(int)t->kind);
+bad_size:
+	return gt_error(-EINVAL, "type %s: size %llu or alignment %u wrong "
+			"for its kind", t->name ?: "?",
+			(unsigned long long)t->size, t->align);
+}
+
+int go_type__check(const struct go_type *t)
+{
+	long visits = MAX_VISITS;
+
+	return check_type(t, 0, &visits);
+}
+
+int go_type__init_struct(struct go_type *t, const char *name,
+			 struct go_field *fields, size_t n)
+{
+	uint64_t off = 0;
+	uint32_t align = 1;
+	bool nonzero = false;
+
+	if (n && !fields)
+		return gt_error(-EINVAL, "struct %s: fields missing",
+				name ?: "?");
+	for (size_t i = 0; i < n; i++) {
+		const struct go_type *ft = fields[i].type;
+
+		if (!ft || go_type__check(ft))
+			return gt_error(-EINVAL,
+					"struct %s: field %s: bad type",
+					name ?: "?", fields[i].name ?: "?");
+		off = align_up(off, ft->align);
+		fields[i].offset = off;
+		off += ft->size;
+		if (off > MAX_TYPE_SIZE)
+			return gt_error(-EINVAL, "struct %s too large",
+					name ?: "?");
+		if (ft->align > align)
+			align = ft->align;
+		if (ft->size)
+			nonzero = true;
+	}
+	/* A final zero-size field gets a padding byte, so that its address
+	 * does not point past the struct (abi-internal.md). */
+	if (n && !fields[n - 1].type->size && nonzero)
+		off++;
+	memset(t, 0, sizeof(*t));
+	t->kind = GO_KIND_STRUCT;
+	t->name = name;
+	t->size = align_up(off, align);
+	t->align = align;
+	t->fields = fields;
+	t->nfields = n;
+	return 0;
+}
+
+int go_type__init_array(struct go_type *t, const struct go_type *elem,
+			uint64_t len)
+{
+	if (!elem || go_type__check(elem))
+		return gt_error(-EINVAL, "array of a bad element type");
+	if (elem->size && len > MAX_TYPE_SIZE / elem->size)
+		return gt_error(-EINVAL, "array of %llu elements too large",
+				(unsigned long long)len);
+	memset(t, 0, sizeof(*t));
+	t->kind = GO_KIND_ARRAY;
+	t->size = len * elem->size;
+	t->align = elem->align;
+	t->elem = elem;
+	t->len = len;
+	return 0;
+}
+
+/*
+ * Walking a value down to its scalar words: integer-class words (bool,
+ * integers, pointers, the words of strings, slices and interfaces) and
+ * float-class words (floats, the halves of complex numbers).
+ */
+enum word_class { WORD_INT, WORD_FLOAT };
+
+#define NO_FIT 1	/* a walk found a value that cannot go to registers */
+
+struct assign_state;
+typedef int (*word_fn)(struct assign_state *st, enum word_class c,
+		       uint64_t off, uint32_t size);
+
+struct assign_state {
+	const uint8_t *iregs, *fregs;	/* register sequences */
+	unsigned int ni, nf;		/* their lengths */
+	unsigned int i, f;		/* next free register */
+	uint64_t stack;			/* end of the frame sequence */
+	struct go_abi_value *cur;	/* value being register-assigned */
+	/* System V: the class of each eightbyte of the value */
+	enum { EB_NONE, EB_INT, EB_SSE } eb[2];
+	long visits;
+};
+
+/* Visit the words of T at offset OFF. ARRAYS: walk arrays of any length
+ * (System V); else an array longer than 1 does not fit (Go). Returns 0,
+ * NO_FIT, or what FN returns. */
+static int walk_words(struct assign_state *st, const struct go_type *t,
+		      uint64_t off, bool arrays, word_fn fn)
+{
+	int err = 0;
+
+	if (--st->visits < 0)
+		return gt_error(-E2BIG, "type too complex to place");
+	switch (t->kind) {
+	case GO_KIND_BOOL:
+	case GO_KIND_INT:
+	case GO_KIND_UINT:
+	case GO_KIND_PTR:
+	case GO_KIND_MAP:
+	case GO_KIND_CHAN:
+	case GO_KIND_FUNC:
+		return fn(st, WORD_INT, off, t->size);
+	case GO_KIND_FLOAT:
+		return fn(st, WORD_FLOAT, off, t->size);
+	case GO_KIND_COMPLEX:
+		err = fn(st, WORD_FLOAT, off, t->size / 2);
+		return err ?: fn(st, WORD_FLOAT, off + t->size / 2,
+				 t->size / 2);
+	case GO_KIND_STRING:
+	case GO_KIND_IFACE:
+	case GO_KIND_EFACE:
+		err = fn(st, WORD_INT, off, 8);
+		return err ?: fn(st, WORD_INT, off + 8, 8);
+	case GO_KIND_SLICE:
+		err = fn(st, WORD_INT, off, 8);
+		err = err ?: fn(st, WORD_INT, off + 8, 8);
+		return err ?: fn(st, WORD_INT, off + 16, 8);
+	case GO_KIND_STRUCT:
+		for (size_t i = 0; i < t->nfields && !err; i++)
+			err = walk_words(st, t->fields[i].type,
+					 off + t->fields[i].offset, arrays, fn);
+		return err;
+	case GO_KIND_ARRAY:
+		if (t->len == 0)
+			return 0;
+		if (t->len == 1)
+			return walk_words(st, t->elem, off, arrays, fn);
+		if (!arrays)
+			return NO_FIT;
+		if (t->elem->size == 0)
+			return 0;
+		for (uint64_t i = 0; i < t->len && !err; i++)
+			err = walk_words(st, t->elem, off + i * t->elem->size,
+					 arrays, fn);
+		return err;
+	}
+	return gt_error(-EINVAL, "unknown type kind %d", (int)t->kind);
+}
+
+/* ABIInternal: RAX RBX RCX RDI RSI R8 R9 R10 R11 and X0..X14. */
+static const uint8_t go_iregs[] = {
+	GO_REG_RAX, GO_REG_RBX, GO_REG_RCX, GO_REG_RDI, GO_REG_RSI,
+	GO_REG_R8, GO_REG_R9, GO_REG_R10, GO_REG_R11,
+};
+static const uint8_t go_fregs[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+};
+/* System V: RDI RSI RDX RCX R8 R9 and XMM0..XMM7 for arguments. */
+static const uint8_t sysv_iregs[] = {
+	GO_REG_RDI, GO_REG_RSI, GO_REG_RDX, GO_REG_RCX, GO_REG_R8, GO_REG_R9,
+};
+static const uint8_t sysv_ret_iregs[] = { GO_REG_RAX, GO_REG_RDX };
+
+static struct go_abi_piece *new_piece(struct go_abi_value *v,
+				      enum go_piece_kind kind, uint32_t size,
+				      uint64_t value_offset)
+{
+	struct go_abi_piece *p = &v->pieces[v->npieces++];
+
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->size = size;
+	p->value_offset = value_offset;
+	return p;
+}
+
+static void init_value(struct go_abi_value *v, const struct go_type *t)
+{
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	v->spill_offset = -1;
+}
+
+/* The whole value T to the next place in the frame sequence, each value
+ * aligned to its type (Go) or to eightbytes (System V). */
+static void to_stack(struct assign_state *st, struct go_abi_value *v,
+		     const struct go_type *t, bool sysv)
+{
+	st->stack = align_up(st->stack, sysv ? 8 : t->align);
+	/* 0(SP) holds the return address */
+	new_piece(v, GO_PIECE_STACK, t->size, 0)->mem_offset = 8 + st->stack;
+	st->stack += sysv ? align_up(t->size, 8) : t->size;
+}
+
+static int go_word(struct assign_state *st, enum word_class c, uint64_t off,
+		   uint32_t size)
+{
+	struct go_abi_value *v = st->cur;
+	enum go_piece_kind kind = c == WORD_INT ? GO_PIECE_IREG :
+						  GO_PIECE_FREG;
+
+	if (c == WORD_INT ? st->i >= st->ni : st->f >= st->nf)
+		return NO_FIT;
+	/* cannot happen: a value gets at most ni + nf pieces */
+	if (v->npieces >= GO_ABI_MAX_PIECES)
+		return NO_FIT;
+	new_piece(v, kind, size, off)->reg =
+		c == WORD_INT ? st->iregs[st->i++] : st->fregs[st->f++];
+	return 0;
+}
+
+/* abi-internal.md: zero-size values to the stack sequence; else the whole
+ * value to registers, or, rolling back, the whole value to the stack. */
+static int go_value(struct assign_state *st, struct go_abi_value *v,
+		    const struct go_type *t)
+{
+	unsigned int i = st->i, f = st->f;
+	int err;
+
+	init_value(v, t);
+	if (t->size) {
+		st->cur = v;
+		err = walk_words(st, t, 0, false, go_word);
+		if (err < 0)
+			return err;
+		if (!err) {
+			v->in_regs = true;
+			return 0;
+		}
+		st->i = i;
+		st->f = f;
+		v->npieces = 0;
+	}
+	to_stack(st, v, t, false);
+	return 0;
+}
+
+/* The K-th incoming value in call order (receiver, `.dict` and parameters
+ * as the ABI sees them), and its type. */
+static struct go_abi_value *incoming(const struct go_abi_sig *sig,
+				     struct go_abi_layout *out, size_t k,
+				     const struct go_type **t)
+{
+	size_t dict_at = sig->dict == GO_DICT_FIRST ? 0 : sig->recv ? 1 : 0;
+
+	if (out->has_dict) {
+		if (k == dict_at) {
+			*t = &go_type_unsafe_pointer;
+			return &out->dict;
+		}
+		if (k > dict_at)
+			k--;
+	}
+	if (sig->recv && k == 0)
+		*t = sig->recv;
+	else
+		*t = sig->params[k - (sig->recv ? 1 : 0)];
+	return &out->args[k];
+}
+
+static int assign_go(struct assign_state *st, const struct go_abi_sig *sig,
+		     struct go_abi_layout *out)
+{
+	size_t nin = out->nargs + out->has_dict;
+	const struct go_type *t;
+	struct go_abi_value *v;
+	uint64_t spill;
+	int err;
+
+	for (size_t k = 0; k < nin; k++) {
+		v = incoming(sig, out, k, &t);
+		err = go_value(st, v, t);
+		if (err)
+			return err;
+	}
+	st->stack = align_up(st->stack, 8);
+	st->i = st->f = 0;
+	for (size_t k = 0; k < out->nresults; k++) {
+		err = go_value(st, &out->results[k], sig->results[k]);
+		if (err)
+			return err;
+	}
+	/* The spill area: a slot for every register-assigned argument. */
+	spill = align_up(st->stack, 8);
+	for (size_t k = 0; k < nin; k++) {
+		v = incoming(sig, out, k, &t);
+		if (!v->in_regs)
+			continue;
+		spill = align_up(spill, t->align);
+		v->spill_offset = 8 + spill;
+		spill += t->size;
+	}
+	out->frame_size = align_up(spill, 8);
+	return 0;
+}
+
+static int sysv_word(struct assign_state *st, enum word_class c,
+		     uint64_t off, uint32_t size)
+{
+	/* only values of at most 16 bytes are classified */
+	if (off >= 16)
+		return gt_error(-EINVAL, "word beyond a small value");
+	if (c == WORD_INT)
+		st->eb[off / 8] = EB_INT;
+	else if (st->eb[off / 8] == EB_NONE)
+		st->eb[off / 8] = EB_SSE;
+	return 0;
+}
+
+/* Classify the eightbytes of T into st->eb; NO_FIT for class MEMORY. */
+static int sysv_classify(struct assign_state *st, const struct go_type *t)
+{
+	st->eb[0] = st->eb[1] = EB_NONE;
+	if (t->size > 16)
+		return NO_FIT;
+	return walk_words(st, t, 0, true, sysv_word);
+}
+
+static int sysv_value(struct assign_state *st, struct go_abi_value *v,
+		      const struct go_type *t)
+{
+	unsigned int nint = 0, nsse = 0;
+	int err;
+
+	init_value(v, t);
+	if (!t->size)
+		return 0;	/* GCC passes nothing for a zero-size value */
+	err = sysv_classify(st, t);
+	if (err < 0)
+		return err;
+	for (int eb = 0; eb < 2; eb++) {
+		nint += st->eb[eb] == EB_INT;
+		nsse += st->eb[eb] == EB_SSE;
+	}
+	/* Not enough registers left for every eightbyte: the whole value goes
+	 * to the stack, and later arguments may still take registers. */
+	if (err || st->i + nint > st->ni || st->f + nsse > st->nf) {
+		to_stack(st, v, t, true);
+		return 0;
+	}
+	for (unsigned int eb = 0; eb < 2 && 8 * eb < t->size; eb++) {
+		uint32_t size = t->size - 8 * eb < 8 ? t->size - 8 * eb : 8;
+
+		if (st->eb[eb] == EB_INT)
+			new_piece(v, GO_PIECE_IREG, size, 8 * eb)->reg =
+				st->iregs[st->i++];
+		else if (st->eb[eb] == EB_SSE)
+			new_piece(v, GO_PIECE_FREG, size, 8 * eb)->reg =
+				st->f++;
+	}
+	v->in_regs = true;
+	return 0;
+}
+
+/* Result V at offset OFF of the returned aggregate, whose eightbytes are
+ * classified in st->eb: RAX then RDX for INTEGER ones, XMM0 then XMM1 for
+ * SSE ones; several small results may share a register. */
+static void sysv_result(struct assign_state *st, struct go_abi_value *v,
+			uint64_t off)
+{
+	unsigned int ni = 0, nf = 0;
+	uint64_t end = off + v->type->size;
+
+	for (unsigned int eb = 0; eb < 2; eb++) {
+		uint64_t lo = off > 8 * eb ? off : 8 * eb;
+		uint64_t hi = end < 8 * eb + 8 ? end : 8 * eb + 8;
+		struct go_abi_piece *p;
+		bool is_int = st->eb[eb] == EB_INT;
+		uint8_t reg;
+
+		if (st->eb[eb] == EB_NONE)
+			continue;
+		reg = is_int ? sysv_ret_iregs[ni++] : nf++;
+		if (lo >= hi)
+			continue;
+		p = new_piece(v, is_int ? GO_PIECE_IREG : GO_PIECE_FREG,
+			      hi - lo, lo - off);
+		p->reg = reg;
+		p->reg_offset = lo - 8 * eb;
+	}
+	v->in_regs = v->npieces > 0;
+}
+
+/* gccgo returns several results as one struct of them. */
+static int assign_sysv_results(struct assign_state *st,
+			       const struct go_abi_sig *sig,
+			       struct go_abi_layout *out)
+{
+	struct go_field *fields;
+	struct go_type agg;
+	int err;
+
+	if (!out->nresults)
+		return 0;
+	fields = calloc(out->nresults, sizeof(*fields));
+	if (!fields)
+		return gt_error(-ENOMEM, "out of memory");
+	for (size_t k = 0; k < out->nresults; k++)
+		fields[k].type = sig->results[k];
+	err = go_type__init_struct(&agg, "results", fields, out->nresults);
+	if (!err) {
+		err = out->nresults == 1 ? sysv_classify(st, sig->results[0]) :
+					   sysv_classify(st, &agg);
+	}
+	if (err < 0)
+		goto out;
+	out->results_in_memory = err == NO_FIT;
+	for (size_t k = 0; k < out->nresults; k++) {
+		struct go_abi_value *v = &out->results[k];
+
+		init_value(v, sig->results[k]);
+		if (!v->type->size)
+			continue;
+		if (out->results_in_memory) {
+			struct go_abi_piece *p =
+				new_piece(v, GO_PIECE_MEM, v->type->size, 0);
+
+			p->reg = GO_REG_RAX;
+			p->mem_offset = fields[k].offset;
+		} else {
+			sysv_result(st, v, fields[k].offset);
+		}
+	}
+	err = 0;
+out:
+	free(fields);
+	return err;
+}
+
+static int assign_sysv(struct assign_state *st, const struct go_abi_sig *sig,
+		       struct go_abi_layout *out)
+{
+	size_t k = 0;
+	int err;
+
+	if (sig->dict != GO_DICT_NONE)
+		return gt_error(-EINVAL, "gccgo has no generic instantiations");
+	err = assign_sysv_results(st, sig, out);
+	if (err)
+		return err;
+	/* the address of the results' memory takes RDI */
+	if (out->results_in_memory)
+		st->i++;
+	/* gccgo passes a value receiver by reference */
+	if (sig->recv && sig->recv->kind != GO_KIND_PTR) {
+		struct go_abi_value *v = &out->args[k++];
+		uint8_t reg = st->iregs[st->i++];
+
+		init_value(v, sig->recv);
+		if (sig->recv->size) {
+			struct go_abi_piece *p =
+				new_piece(v, GO_PIECE_MEM, sig->recv->size, 0);
+
+			p->reg = reg;
+		}
+	}
+	for (; k < out->nargs; k++) {
+		const struct go_type *t = sig->recv && k == 0 ? sig->recv :
+					  sig->params[k - !!sig->recv];
+
+		err = sysv_value(st, &out->args[k], t);
+		if (err)
+			return err;
+	}
+	out->frame_size = st->stack;
+	return 0;
+}
+
+static int check_sig(const struct go_abi_sig *sig)
+{
+	int err;
+
+	if (!sig || (sig->nparams && !sig->params) ||
+	    (sig->nresults && !sig->results))
+		return gt_error(-EINVAL, "signature missing");
+	if (sig->nparams > MAX_VALUES || sig->nresults > MAX_VALUES)
+		return gt_error(-E2BIG, "signature of %zu parameters and %zu "
+				"results", sig->nparams, sig->nresults);
+	if (sig->dict != GO_DICT_NONE && sig->dict != GO_DICT_FIRST &&
+	    sig->dict != GO_DICT_AFTER_RECV)
+		return gt_error(-EINVAL, "unknown .dict position %d",
+				(int)sig->dict);
+	if (sig->recv && (err = go_type__check(sig->recv)))
+		return err;
+	for (size_t i = 0; i < sig->nparams; i++)
+		if ((err = go_type__check(sig->params[i])))
+			return err;
+	for (size_t i = 0; i < sig->nresults; i++)
+		if ((err = go_type__check(sig->results[i])))
+			return err;
+	return 0;
+}
+
+int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
+		   struct go_abi_layout *out)
+{
+	struct assign_state st = { .visits = MAX_VISITS };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = check_sig(sig);
+	if (err)
+		return err;
+	switch (abi) {
+	case GO_ABI_REGISTER:
+		st.iregs = go_iregs;
+		st.ni = sizeof(go_iregs);
+		st.fregs = go_fregs;
+		st.nf = sizeof(go_fregs);
+		break;
+	case GO_ABI_STACK:
+		break;
+	case GO_ABI_C:
+		st.iregs = sysv_iregs;
+		st.ni = sizeof(sysv_iregs);
+		st.nf = 8;
+		break;
+	default:
+		return gt_error(-EINVAL, "no calling convention for ABI %d",
+				(int)abi);
+	}
+	out->nargs = sig->nparams + !!sig->recv;
+	out->nresults = sig->nresults;
+	out->has_dict = sig->dict != GO_DICT_NONE;
+	out->args = calloc(out->nargs + 1, sizeof(*out->args));
+	out->results = calloc(out->nresults + 1, sizeof(*out->results));
+	if (!out->args || !out->results) {
+		go_abi_layout__free(out);
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	err = abi == GO_ABI_C ? assign_sysv(&st, sig, out) :
+				assign_go(&st, sig, out);
+	if (err)
+		go_abi_layout__free(out);
+	return err;
+}
+
+void go_abi_layout__free(struct go_abi_layout *layout)
+{
+	if (!layout)
+		return;
+	free(layout->args);
+	free(layout->results);
+	memset(layout, 0, sizeof(*layout));
+}
+
+bool go_abi_value__bpf_readable(const struct go_abi_value *v)
+{
+	for (size_t i = 0; i < v->npieces; i++)
+		if (v->pieces[i].kind == GO_PIECE_FREG)
+			return false;
+	return true;
+}
+
+enum go_abi_dict go_abi__dict_position(int go_minor)
+{
+	if (go_minor < 18)
+		return GO_DICT_NONE;
+	/* 1.18 and 1.19 stencil with the dictionary as the first parameter;
+	 * unified IR (1.20+) keeps the receiver first. */
+	return go_minor < 20 ? GO_DICT_FIRST : GO_DICT_AFTER_RECV;
+}
+
+static const struct {
+	const char *name, *pt_regs;
+	int pt_regs_offset;	/* arch/x86/include/asm/ptrace.h, x86-64 */
+} int_regs[] = {
+	[GO_REG_RAX] = { "rax", "ax", 80 },
+	[GO_REG_RDX] = { "rdx", "dx", 96 },
+	[GO_REG_RCX] = { "rcx", "cx", 88 },
+	[GO_REG_RBX] = { "rbx", "bx", 40 },
+	[GO_REG_RSI] = { "rsi", "si", 104 },
+	[GO_REG_RDI] = { "rdi", "di", 112 },
+	[GO_REG_RBP] = { "rbp", "bp", 32 },
+	[GO_REG_RSP] = { "rsp", "sp", 152 },
+	[GO_REG_R8] = { "r8", "r8", 72 },
+	[GO_REG_R9] = { "r9", "r9", 64 },
+	[GO_REG_R10] = { "r10", "r10", 56 },
+	[GO_REG_R11] = { "r11", "r11", 48 },
+	[GO_REG_R12] = { "r12", "r12", 24 },
+	[GO_REG_R13] = { "r13", "r13", 16 },
+	[GO_REG_R14] = { "r14", "r14", 8 },
+	[GO_REG_R15] = { "r15", "r15", 0 },
+};
+
+#define NUM_INT_REGS (sizeof(int_regs) / sizeof(int_regs[0]))
+
+const char *go_abi__reg_name(enum go_piece_kind kind, unsigned int reg)
+{
+	static const char *const xmm[] = {
+		"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+		"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+		"xmm15",
+	};
+
+	if (kind == GO_PIECE_FREG)
+		return reg < 16 ? xmm[reg] : "?";
+	if (kind == GO_PIECE_IREG || kind == GO_PIECE_MEM)
+		return reg < NUM_INT_REGS ? int_regs[reg].name : "?";
+	return "?";
+}
+
+const char *go_abi__pt_regs_field(unsigned int reg)
+{
+	return reg < NUM_INT_REGS ? int_regs[reg].pt_regs : NULL;
+}
+
+int go_abi__pt_regs_offset(unsigned int reg)
+{
+	return reg < NUM_INT_REGS ? int_regs[reg].pt_regs_offset : -EINVAL;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the arguments and results of a Go function live: at its entry
+ * instruction (receiver and parameters) and at its RET (results), on amd64,
+ * for the three calling conventions a Go binary can use:
+ *
+ *  - GO_ABI_REGISTER: ABIInternal, Go 1.17+ (cmd/compile/abi-internal.md).
+ *    Integer registers RAX RBX RCX RDI RSI R8 R9 R10 R11, float registers
+ *    X0..X14; every value goes whole to registers or whole to the stack.
+ *  - GO_ABI_STACK: ABI0 (Go <= 1.16, and assembly functions in every
+ *    version): the same algorithm with no registers.
+ *  - GO_ABI_C: gccgo, the System V C ABI: RDI RSI RDX RCX R8 R9 and
+ *    XMM0..XMM7 by eightbyte classes; values over 16 bytes go to the stack;
+ *    results in RAX RDX / XMM0 XMM1, or in memory the caller provides (its
+ *    address arrives in RDI, the callee returns it in RAX). A value receiver
+ *    is passed by reference (gccgo methods take a pointer to it). Not
+ *    supported: generics (gccgo 12 has none), functions GCC cloned and
+ *    rewrote at -O2 (main.f.constprop.0.isra.0 keep no C signature).
+ *
+ * A pure library: no BPF, no ELF. Types come from DWARF or from a format
+ * string; this file only places them.
+ */
+#ifndef GOTOOLS_GO_ABI_H
+#define GOTOOLS_GO_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gobin/go_binary.h"
+
+enum go_kind {
+	GO_KIND_BOOL,
+	GO_KIND_INT,		/* int, int8..int64 (size says which) */
+	GO_KIND_UINT,		/* uint, uint8..uint64, uintptr */
+	GO_KIND_FLOAT,		/* float32, float64 */
+	GO_KIND_COMPLEX,	/* complex64, complex128 */
+	GO_KIND_PTR,		/* *T (elem may be NULL), unsafe.Pointer */
+	GO_KIND_MAP,
+	GO_KIND_CHAN,
+	GO_KIND_FUNC,
+	GO_KIND_STRING,		/* {ptr, len} */
+	GO_KIND_SLICE,		/* {ptr, len, cap}; elem may be NULL */
+	GO_KIND_IFACE,		/* interface with methods: {itab, data} */
+	GO_KIND_EFACE,		/* interface{} / any: {type, data} */
+	GO_KIND_STRUCT,
+	GO_KIND_ARRAY,
+};
+
+struct go_field;
+
+/*
+ * A Go type, as much as placing and printing it needs. Not owned by this
+ * library: the builder (DWARF reader, format-string parser, a test) keeps
+ * the storage alive. Sizes and alignments follow abi-internal.md "Memory
+ * layout" for 64-bit; go_type__check() says whether a description is sane.
+ */
+struct go_type {
+	enum go_kind kind;
+	uint64_t size;
+	uint32_t align;			/* 1, 2, 4 or 8 */
+	const char *name;		/* optional: "main.point" */
+	const struct go_type *elem;	/* PTR, SLICE, ARRAY, MAP, CHAN */
+	uint64_t len;			/* ARRAY */
+	const struct go_field *fields;	/* STRUCT, in memory order */
+	size_t nfields;
+};
+
+struct go_field {
+	const char *name;
+	const struct go_type *type;
+	uint64_t offset;		/* bytes from the start of the struct */
+};
+
+/* Basic types, for format strings and tests. */
+extern const struct go_type go_type_bool, go_type_int, go_type_int8,
+	go_type_int16, go_type_int32, go_type_int64, go_type_uint,
+	go_type_uint8, go_type_uint16, go_type_uint32, go_type_uint64,
+	go_type_uintptr, go_type_float32, go_type_float64, go_type_complex64,
+	go_type_complex128, go_type_unsafe_pointer, go_type_string,
+	go_type_byte_slice, go_type_eface;
+
+/*
+ * Check that T is self-consistent: sizes and alignments of its kind, fields
+ * aligned, inside the struct and in order, array size = len * elem size,
+ * nesting at most 32 deep. Returns 0 or -EINVAL with a reason.
+ */
+int go_type__check(const struct go_type *t);
+
+/*
+ * Make T the struct of the N FIELDS (their types set, offsets not): lay
+ * them out by Go's rules (each field aligned, a padding byte after a final
+ * zero-size field, size rounded to the alignment) and fill in the offsets
+ * and T's kind, size and alignment. NAME may be NULL. Returns 0 or -EINVAL.
+ */
+int go_type__init_struct(struct go_type *t, const char *name,
+			 struct go_field *fields, size_t n);
+
+/* Make T the array [LEN]ELEM. Returns 0, or -EINVAL when too large. */
+int go_type__init_array(struct go_type *t, const struct go_type *elem,
+			uint64_t len);
+
+/* x86-64 integer registers, numbered as DWARF numbers them. */
+enum go_reg {
+	GO_REG_RAX = 0,
+	GO_REG_RDX = 1,
+	GO_REG_RCX = 2,
+	GO_REG_RBX = 3,
+	GO_REG_RSI = 4,
+	GO_REG_RDI = 5,
+	GO_REG_RBP = 6,
+	GO_REG_RSP = 7,
+	GO_REG_R8 = 8,
+	GO_REG_R9, GO_REG_R10, GO_REG_R11, GO_REG_R12, GO_REG_R13,
+	GO_REG_R14, GO_REG_R15,
+};
+
+enum go_piece_kind {
+	GO_PIECE_IREG,		/* integer register REG */
+	GO_PIECE_FREG,		/* XMM register REG: BPF cannot read it */
+	GO_PIECE_STACK,		/* memory at SP + MEM_OFFSET */
+	GO_PIECE_MEM,		/* memory at (int register REG) + MEM_OFFSET */
+};
+
+/*
+ * SIZE bytes of a value, starting VALUE_OFFSET bytes into its memory
+ * layout. SP is the stack pointer at the function's entry, which is also
+ * its value at the RET (0(SP) holds the return address, so stack arguments
+ * start at 8(SP)).
+ */
+struct go_abi_piece {
+	enum go_piece_kind kind;
+	uint8_t reg;		/* IREG, MEM: enum go_reg; FREG: XMM n */
+	uint8_t reg_offset;	/* IREG, FREG: first byte in the register */
+	uint32_t size;
+	uint64_t value_offset;
+	int64_t mem_offset;	/* STACK, MEM */
+};
+
+/* Registers of the Go ABI (9 int + 15 float) bound the pieces of a value. */
+#define GO_ABI_MAX_PIECES 24
+
+struct go_abi_value {
+	const struct go_type *type;
+	bool in_regs;		/* every piece is IREG or FREG */
+	/* GO_ABI_REGISTER arguments: the reserved (uninitialised at entry)
+	 * spill slot, as an offset from SP; -1 otherwise. */
+	int64_t spill_offset;
+	size_t npieces;		/* 0 for a zero-size value in gccgo */
+	struct go_abi_piece pieces[GO_ABI_MAX_PIECES];
+};
+
+/* Where generic shape instantiations take their hidden `.dict` pointer. */
+enum go_abi_dict {
+	GO_DICT_NONE,		/* not a shape instantiation */
+	GO_DICT_FIRST,		/* Go 1.18, 1.19: before the receiver */
+	GO_DICT_AFTER_RECV,	/* Go 1.20+: after the receiver */
+};
+
+struct go_abi_sig {
+	const struct go_type *recv;	/* NULL for a plain function */
+	const struct go_type *const *params;
+	size_t nparams;
+	const struct go_type *const *results;
+	size_t nresults;
+	enum go_abi_dict dict;
+};
+
+struct go_abi_layout {
+	struct go_abi_value *args;	/* receiver first, then parameters */
+	size_t nargs;
+	struct go_abi_value *results;
+	size_t nresults;
+	bool has_dict;
+	struct go_abi_value dict;	/* when has_dict: a pointer */
+	/* GO_ABI_C: results go to memory at the address in RAX at RET (the
+	 * caller passed it in RDI, so arguments start at RSI). */
+	bool results_in_memory;
+	/* Bytes of the caller-reserved frame from 8(SP): stack arguments,
+	 * stack results and (GO_ABI_REGISTER) the spill area. */
+	uint64_t frame_size;
+};
+
+/*
+ * Place the arguments and results of SIG under ABI into OUT (malloc()ed
+ * arrays; release with go_abi_layout__free()). Returns 0, or -EINVAL with a
+ * reason when a type fails go_type__check(), the ABI is unknown or gccgo is
+ * asked for a `.dict`; -E2BIG when the signature is absurdly large.
+ */
+int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
+		   struct go_abi_layout *out);
+void go_abi_layout__free(struct go_abi_layout *layout);
+
+/* Can a BPF program read every piece of V? False when a piece lives in an
+ * XMM register: struct pt_regs holds only general-purpose registers. */
+bool go_abi_value__bpf_readable(const struct go_abi_value *v);
+
+/* Where Go 1.MINOR puts `.dict` in a shape instantiation (verified on 1.19
+ * and 1.21+; 1.20 is the first release with unified IR by default). */
+enum go_abi_dict go_abi__dict_position(int go_minor);
+
+/* "rax", "r8", "xmm3" for a piece's register; "?" when out of range. */
+const char *go_abi__reg_name(enum go_piece_kind kind, unsigned int reg);
+
+/* The struct pt_regs (x86-64) field holding integer register REG ("ax",
+ * "bx", ... "r15"), or NULL. */
+const char *go_abi__pt_regs_field(unsigned int reg);
+
+/* Its byte offset in struct pt_regs, or -EINVAL. */
+int go_abi__pt_regs_offset(unsigned int reg);
+
+#endif

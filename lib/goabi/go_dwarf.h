@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Go function signatures from DWARF (libdw): parameter and result names and
+ * their types as struct go_type graphs (go_abi.h), so a tool can place them
+ * with go_abi__assign() and select fields and pointer chains by name.
+ *
+ * gc (Go 1.15-1.27): every DW_TAG_formal_parameter of the subprogram, in
+ * declaration order, which is the ABI's order: receiver, parameters, then
+ * results (those with DW_AT_variable_parameter = 1, on every version).
+ * Types carry gc's DW_AT_go_kind, which tells string, slice, interface,
+ * map, chan and func apart; interfaces are IFACE or EFACE by their
+ * runtime.iface/eface layout. Where gc's DWARF departs from the ABI:
+ *  - Shape instantiations of generic functions (a "go.shape." in the name)
+ *    take a hidden `.dict` pointer. Go 1.27 lists it where the ABI passes
+ *    it (after the receiver); Go 1.19-1.25 do not, so it is inserted where
+ *    go_abi__dict_position() says (first for 1.18/1.19, after the receiver
+ *    since 1.20). Either way the params include `.dict`, and
+ *    go_abi__assign() with GO_DICT_NONE places everything. Closures,
+ *    method value wrappers (-fm) and range-over-func bodies inside generic
+ *    functions take no `.dict` (theirs travels in the closure context).
+ *  - Go 1.15-1.22 leave the receiver out of the methods the compiler
+ *    writes (pkg.(*T).M wrapping T.M, promoted methods): it is put back,
+ *    unnamed, typed *T or T from the function's name.
+ *  - Go 1.18-1.25 list some parameters twice (golang/go#61357): kept once.
+ *  - Go 1.15-1.22 leave out unnamed and `_` parameters, and assembly
+ *    functions have none: go_dwarf_sig.abi says when the vars do not fill
+ *    the argument frame that the pclntab records.
+ *
+ * gccgo (and C functions): the C view. Results are not parameters but the
+ * subprogram's DW_AT_type: one result, or, for several, an anonymous
+ * struct whose members are declared on the function's own line (a Go
+ * struct result is named through a typedef; an anonymous one declared on
+ * that line reads as its fields, which the C ABI places alike). Unnamed
+ * results are "~r0", "~r1"... Strings, slices and interfaces are C structs
+ * known by their member names ({__data, __length}, {__values, __count,
+ * __capacity}, {__methods or __type_descriptor, __object}); maps and chans
+ * stay pointers. A value receiver arrives by reference and DWARF says so:
+ * the first param is named "pointer", of type *T. gccgo spells named types
+ * ".main.pair"; the dot is dropped, and unnamed pointers, slices and arrays
+ * are named as gc names them ("*main.url", "[]uint8", "[3]int").
+ */
+#ifndef GOTOOLS_GO_DWARF_H
+#define GOTOOLS_GO_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "goabi/go_abi.h"
+#include "gobin/go_binary.h"
+
+/* The libdw handle, an index of subprograms by entry, the types built so
+ * far, and an arena owning every go_type, field and var it returns: all
+ * valid until go_dwarf__close(). Not thread-safe. */
+struct go_dwarf;
+
+/*
+ * Open the DWARF of BIN (kept by reference: BIN must outlive the handle).
+ * Returns 0, -ENOENT with a reason when BIN has no DWARF (stripped, or
+ * built with -ldflags=-w), -EINVAL when libdw cannot read it, -ENOMEM.
+ */
+int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out);
+void go_dwarf__close(struct go_dwarf *d);
+
+struct go_dwarf_var {
+	const char *name;		/* "t", "req", "~r0", ".dict"; "" if
+					 * unnamed */
+	const struct go_type *type;	/* NULL: DWARF does not describe it */
+};
+
+struct go_dwarf_sig {
+	const struct go_dwarf_var *params;	/* receiver first, in the
+						 * order the ABI assigns them,
+						 * `.dict` included */
+	size_t nparams;
+	const struct go_dwarf_var *results;
+	size_t nresults;
+	uint64_t c_result_size;	/* gccgo: bytes of the C return value (0:
+				 * void); gc: 0 */
+	/*
+	 * How the values are passed at ENTRY: gccgo and C, GO_ABI_C; gc,
+	 * BIN's ABI, but GO_ABI_STACK at an entry Go's linker names
+	 * NAME.abi0 (the ABI0 twin of a Go 1.17+ function, called from
+	 * assembly, or a function with no other, like cgo's _Cfunc_ stubs:
+	 * go_binary names both twins NAME). GO_ABI_UNKNOWN when the vars do
+	 * not fill the argument frame the pclntab records (_func.args) under
+	 * that ABI: DWARF misses a parameter (Go <= 1.22 leaves unnamed and
+	 * `_` ones out), or the function is assembly (no parameters in
+	 * DWARF). Unchecked when a type is NULL or the pclntab has no size.
+	 */
+	enum go_abi abi;
+};
+
+/*
+ * The signature of the function whose DW_TAG_subprogram has low_pc ==
+ * ENTRY (a concrete, out-of-line function, not an abstract inline origin).
+ * The first call indexes every subprogram; signatures are built once and
+ * kept. Every non-NULL type passes go_type__check(). Returns 0, -ENOENT
+ * when no subprogram starts at ENTRY, -EINVAL on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__func_sig(struct go_dwarf *d, uint64_t entry,
+		       struct go_dwarf_sig *out);
+
+#endif

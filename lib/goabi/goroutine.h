@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How BPF finds the running goroutine of a Go binary: where the g pointer
+ * is (R14 in register-ABI code, TLS otherwise), and where runtime.g keeps
+ * goid and stack.hi. Latencies are paired per goroutine and stack depth
+ * (stack.hi - SP survives stack copying), never per thread: goroutines
+ * migrate between threads mid-call.
+ */
+#ifndef GOTOOLS_GOROUTINE_H
+#define GOTOOLS_GOROUTINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "gobin/go_binary.h"
+
+struct goroutine_layout {
+	uint32_t goid_offset;		/* runtime.g.goid */
+	uint32_t stack_hi_offset;	/* runtime.g.stack.hi */
+	int64_t tls_g_offset;		/* g = *(fsbase + tls_g_offset) */
+	bool regabi;			/* ABIInternal code has g in R14 */
+};
+
+/*
+ * The layout for BIN: offsets from the DWARF type runtime.g when present,
+ * else from the Go version (go-internals.md section 4); the TLS slot from
+ * runtime.tlsg and PT_TLS for cgo / externally linked binaries, else -8.
+ * Fails with -ENOTSUP and a reason for gccgo or when the Go version cannot
+ * be told.
+ */
+int goroutine_layout__find(const struct go_binary *bin,
+			   struct goroutine_layout *out);
+
+#endif

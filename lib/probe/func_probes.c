@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "x86/abi_wrapper.h"
+#include "core/error.h"
+#include "probe/func_probes.h"
+#include "probe/inline_sites.h"
+#include "probe/probe_spec.h"
+#include "x86/uprobe_insn.h"
+
+static int probes_reserve(struct func_probes *fp, size_t *cap)
+{
+	struct func_probe *p;
+	size_t new_cap;
+
+	if (fp->n < *cap)
+		return 0;
+	new_cap = *cap ? *cap * 2 : 64;
+	p = realloc(fp->probes, new_cap * sizeof(*p));
+	if (!p)
+		return gt_error(-ENOMEM, "out of memory");
+	fp->probes = p;
+	*cap = new_cap;
+	return 0;
+}
+
+/* Is some function, or some inlined copy, named exactly as the pattern? */
+static bool pattern_names_exactly(const struct go_binary *bin,
+				  const struct name_matcher *m,
+				  const struct inline_sites *inl)
+{
+	size_t i;
+
+	if (m->regex)
+		return false;
+	if (go_binary__func_by_name(bin, m->pattern))
+		return true;
+	for (i = 0; i < inl->n; i++)
+		if (strcmp(inl->sites[i].name, m->pattern) == 0)
+			return true;
+	return false;
+}
+
+static bool name_selected(const struct name_matcher *m, bool exact,
+			  const char *name)
+{
+	return exact ? strcmp(name, m->pattern) == 0 :
+		       name_matcher__match(m, name);
+}
+
+/* Keep a site the kernel would refuse aside, for -v to list. */
+static int add_refused(struct func_probes *fp, const struct func_probe *probe)
+{
+	struct func_probe *p;
+
+	p = realloc(fp->refused, (fp->nrefused + 1) * sizeof(*p));
+	if (!p)
+		return gt_error(-ENOMEM, "out of memory");
+	fp->refused = p;
+	fp->refused[fp->nrefused++] = *probe;
+	return 0;
+}
+
+static int add_probe(const struct go_binary *bin, struct func_probes *fp,
+		     size_t *cap, const struct func_probe *probe)
+{
+	struct func_probe *p;
+	int err;
+
+	if (!uprobe_insn__probeable(bin->elf, probe->site.addr))
+		return add_refused(fp, probe);
+	err = probes_reserve(fp, cap);
+	if (err)
+		return err;
+	p = &fp->probes[fp->n];
+	*p = *probe;
+	err = elf_file__vaddr_to_offset(bin->elf, p->site.addr, &p->offset);
+	if (err)
+		return gt_error(err, "%s: address 0x%llx is not in the file",
+				p->name, (unsigned long long)p->site.addr);
+	fp->n++;
+	return 0;
+}
+
+static int cmp_funcs_by_name(const void *a, const void *b)
+{
+	const struct go_func *fa = *(const struct go_func *const *)a;
+	const struct go_func *fb = *(const struct go_func *const *)b;
+	int c = strcmp(fa->name, fb->name);
+
+	if (c)
+		return c;
+	return fa->addr < fb->addr ? -1 : fa->addr > fb->addr;
+}
+
+/* Is FN the ABI wrapper of another function of the same name in
+ * GROUP[0..n)? */
+static int is_wrapper_in_group(const struct go_binary *bin,
+			       const struct go_func **group, size_t n,
+			       const struct go_func *fn, bool *wrapper)
+{
+	size_t i;
+	int err;
+
+	*wrapper = false;
+	for (i = 0; i < n && !*wrapper; i++) {
+		if (group[i] == fn)
+			continue;
+		err = abi_wrapper__calls(bin, fn, group[i], wrapper);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int add_function(const struct go_binary *bin, const struct go_func *fn,
+			struct func_probes *fp, size_t *cap)
+{
+	struct func_probe probe = {
+		.name = fn->name,
+		.func_addr = fn->addr,
+	};
+	int err;
+
+	err = probe_site__for_entry(bin, fn, &probe.site);
+	if (err)
+		return err;
+	return add_probe(bin, fp, cap, &probe);
+}
+
+static int add_functions(const struct go_binary *bin,
+			 const struct name_matcher *m, bool exact,
+			 struct func_probes *fp, size_t *cap)
+{
+	const struct go_func **sel;
+	size_t i, j, k, n = 0;
+	bool wrapper;
+	int err = 0;
+
+	sel = malloc((bin->nfuncs ? bin->nfuncs : 1) * sizeof(*sel));
+	if (!sel)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < bin->nfuncs; i++)
+		if (name_selected(m, exact, bin->funcs[i].name))
+			sel[n++] = &bin->funcs[i];
+	qsort(sel, n, sizeof(*sel), cmp_funcs_by_name);
+	for (i = 0; i < n && !err; i = j) {
+		for (j = i + 1; j < n && !strcmp(sel[j]->name, sel[i]->name); j++)
+			;
+		for (k = i; k < j && !err; k++) {
+			wrapper = false;
+			if (j - i > 1)
+				err = is_wrapper_in_group(bin, sel + i, j - i,
+							  sel[k], &wrapper);
+			if (!err && !wrapper)
+				err = add_function(bin, sel[k], fp, cap);
+		}
+	}
+	free(sel);
+	return err;
+}
+
+static int add_inlined(const struct go_binary *bin,
+		       const struct name_matcher *m, bool exact,
+		       struct inline_sites *inl, struct func_probes *fp,
+		       size_t *cap)
+{
+	size_t i;
+	int err;
+
+	/* The probes point at these names: keep them after inl is freed. */
+	fp->names = calloc(inl->n ? inl->n : 1, sizeof(*fp->names));
+	if (!fp->names)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < inl->n; i++) {
+		struct inline_site *s = &inl->sites[i];
+		struct func_probe probe = {
+			.inlined = true,
+			.func_addr = s->caller_addr,
+			.site = { .addr = s->addr, .kind = PROBE_SITE_INLINE },
+		};
+
+		if (!name_selected(m, exact, s->name))
+			continue;
+		fp->names[fp->nnames] = s->name;
+		s->name = NULL;
+		probe.name = fp->names[fp->nnames++];
+		err = add_probe(bin, fp, cap, &probe);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Distinct names among the probes: what "Tracing N functions" reports. */
+static int count_names(struct func_probes *fp)
+{
+	const char **names;
+	size_t i;
+
+	fp->nfuncs = 0;
+	if (!fp->n)
+		return 0;
+	names = malloc(fp->n * sizeof(*names));
+	if (!names)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < fp->n; i++)
+		names[i] = fp->probes[i].name;
+	qsort(names, fp->n, sizeof(*names), cmp_names);
+	for (i = 0; i < fp->n; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			fp->nfuncs++;
+	free(names);
+	return 0;
+}
+
+int func_probes__collect(const struct go_binary *bin, const char *pattern,
+			 bool regex, struct func_probes *out)
+{
+	struct inline_sites inl = { 0 };
+	struct name_matcher m;
+	size_t cap = 0;
+	bool exact;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = name_matcher__init(&m, pattern, regex);
+	if (err)
+		return err;
+	err = inline_sites__find(bin, &m, &inl);
+	if (err)
+		goto out;
+	exact = pattern_names_exactly(bin, &m, &inl);
+	err = add_functions(bin, &m, exact, out, &cap);
+	if (!err)
+		err = add_inlined(bin, &m, exact, &inl, out, &cap);
+	if (!err)
+		err = count_names(out);
+out:
+	inline_sites__free(&inl);
+	name_matcher__free(&m);
+	if (err)
+		func_probes__free(out);
+	return err;
+}
+
+void func_probes__free(struct func_probes *fp)
+{
+	size_t i;
+
+	for (i = 0; i < fp->nnames; i++)
+		free(fp->names[i]);
+	free(fp->names);
+	free(fp->probes);
+	free(fp->refused);
+	memset(fp, 0, sizeof(*fp));
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probes for a pattern: every function whose name matches, at its
+ * counting site (probe_site.h), and every inlined copy of a matching
+ * function (inline_sites.h).
+ */
+#ifndef GOTOOLS_FUNC_PROBES_H
+#define GOTOOLS_FUNC_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gobin/go_binary.h"
+#include "x86/probe_site.h"
+
+struct func_probe {
+	const char *name;	/* the function, as Go spells it */
+	bool inlined;		/* an inlined copy, not the function itself */
+	uint64_t func_addr;	/* entry of the function, or of the caller an
+				 * inlined copy lives in */
+	struct probe_site site;
+	uint64_t offset;	/* file offset of site.addr, for uprobes */
+};
+
+struct func_probes {
+	struct func_probe *probes;	/* functions first, then inlined copies */
+	size_t n;
+	/* Sites whose instruction the kernel cannot probe: left out. */
+	struct func_probe *refused;
+	size_t nrefused;
+	size_t nfuncs;		/* how many distinct names are probed */
+	char **names;		/* storage for inlined names */
+	size_t nnames;
+};
+
+/*
+ * Find the probes for PATTERN (a glob, or a regular expression when REGEX)
+ * in BIN. A pattern that equals a function's name exactly matches only that
+ * name. Returns 0 (possibly with no probes: the caller reports that), or a
+ * negative errno with a reason.
+ */
+int func_probes__collect(const struct go_binary *bin, const char *pattern,
+			 bool regex, struct func_probes *out);
+void func_probes__free(struct func_probes *fp);
+
+#endif

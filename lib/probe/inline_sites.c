@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Inlined copies of Go functions, from DW_TAG_inlined_subroutine (libdw),
+ * or from the pclntab inline tree when the binary has no DWARF.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dwarf.h>
+#include <gelf.h>
+#include <elfutils/libdw.h>
+#include "core/error.h"
+#include "probe/inline_sites.h"
+#include "gobin/pclntab_inline.h"
+
+/* A DIE whose children are still to visit, and the function they are in. */
+struct walk_frame {
+	Dwarf_Die die;
+	uint64_t caller_addr;
+};
+
+struct walk {
+	const struct name_matcher *m;
+	struct inline_sites *out;
+	size_t cap;
+	struct walk_frame *stack;
+	size_t depth, stack_cap;
+};
+
+static int dwarf_fail(const char *what)
+{
+	return gt_error(-EINVAL, "corrupt DWARF: %s: %s", what,
+			dwarf_errmsg(-1));
+}
+
+/* The first instruction of an inlined copy: its entry pc, else the lowest
+ * address of its ranges. Returns -ENOENT for a copy with no code. */
+static int site_addr(Dwarf_Die *die, uint64_t *addr)
+{
+	Dwarf_Addr base, start, end, lowest = (Dwarf_Addr)-1;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &start) == 0) {
+		*addr = start;
+		return 0;
+	}
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (start < end && start < lowest)
+			lowest = start;
+	if (off < 0)
+		return dwarf_fail("bad ranges of an inlined call");
+	if (lowest == (Dwarf_Addr)-1)
+		return -ENOENT;
+	*addr = lowest;
+	return 0;
+}
+
+/* Go writes the full name (fmt.Println) on the abstract subprogram; C
+ * compilers may chain origins, which dwarf_diename() follows. */
+static const char *origin_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) ||
+	    !dwarf_formref_die(&attr, &origin))
+		return NULL;
+	return dwarf_diename(&origin);
+}
+
+static int add_site(struct walk *w, const char *name, uint64_t addr,
+		    uint64_t caller_addr)
+{
+	struct inline_sites *out = w->out;
+	struct inline_site *s;
+
+	if (out->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+
+		s = realloc(out->sites, cap * sizeof(*s));
+		if (!s)
+			return gt_error(-ENOMEM, "out of memory");
+		out->sites = s;
+		w->cap = cap;
+	}
+	s = &out->sites[out->n];
+	s->name = strdup(name);
+	if (!s->name)
+		return gt_error(-ENOMEM, "out of memory");
+	s->addr = addr;
+	s->caller_addr = caller_addr;
+	out->n++;
+	return 0;
+}
+
+static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
+{
+	const char *name;
+	uint64_t addr = 0;
+	int err;
+
+	if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
+		return 0;
+	name = origin_name(die);
+	if (!name)
+		return 0;	/* nothing a pattern could select */
+	if (!name_matcher__match(w->m, name) &&
+	    !name_matcher__is_exact(w->m, name))
+		return 0;
+	err = site_addr(die, &addr);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	return add_site(w, name, addr, caller_addr);
+}
+
+static int push(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
+{
+	if (w->depth == w->stack_cap) {
+		size_t cap = w->stack_cap ? w->stack_cap * 2 : 16;
+		struct walk_frame *s = realloc(w->stack, cap * sizeof(*s));
+
+		if (!s)
+			return gt_error(-ENOMEM, "out of memory");
+		w->stack = s;
+		w->stack_cap = cap;
+	}
+	w->stack[w->depth].die = *die;
+	w->stack[w->depth].caller_addr = caller_addr;
+	w->depth++;
+	return 0;
+}
+
+/*
+ * Visit every DIE under CU_DIE. Inlined calls nest inside each other and
+ * inside lexical blocks, so walk the whole tree, without recursion: the
+ * depth of the tree comes from the file.
+ */
+static int walk_unit(struct walk *w, Dwarf_Die *cu_die)
+{
+	Dwarf_Die child;
+	int err, ret = 0;
+
+	w->depth = 0;
+	err = push(w, cu_die, 0);
+	while (!err && w->depth) {
+		struct walk_frame f = w->stack[--w->depth];
+		Dwarf_Addr low;
+
+		ret = dwarf_child(&f.die, &child);
+		if (ret < 0)
+			return dwarf_fail("bad child entry");
+		for (; ret == 0 && !err; ret = dwarf_siblingof(&child, &child)) {
+			uint64_t caller = f.caller_addr;
+
+			if (dwarf_tag(&child) == DW_TAG_subprogram)
+				caller = dwarf_lowpc(&child, &low) == 0 ? low : 0;
+			err = visit(w, &child, caller);
+			if (!err && dwarf_haschildren(&child) > 0)
+				err = push(w, &child, caller);
+		}
+		if (!err && ret < 0)
+			return dwarf_fail("bad sibling entry");
+	}
+	return err;
+}
+
+/* 1 when ELF has .debug_info (or Go <= 1.18's .zdebug_info), 0 when not:
+ * libdw tells "no DWARF" from a corrupt one only by a private code. */
+static int has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr shdr;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return gt_error(-EINVAL, "corrupt ELF: %s", elf_errmsg(-1));
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr))
+			return gt_error(-EINVAL, "corrupt ELF: %s",
+					elf_errmsg(-1));
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && (!strcmp(name, ".debug_info") ||
+			     !strcmp(name, ".zdebug_info")))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_sites(const void *a, const void *b)
+{
+	const struct inline_site *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sort by name and address; one site per name and address. */
+static void sort_unique(struct inline_sites *s)
+{
+	size_t i, n = 0;
+
+	if (!s->n)
+		return;
+	qsort(s->sites, s->n, sizeof(*s->sites), cmp_sites);
+	for (i = 1; i < s->n; i++) {
+		if (cmp_sites(&s->sites[n], &s->sites[i]) == 0)
+			free(s->sites[i].name);
+		else
+			s->sites[++n] = s->sites[i];
+	}
+	s->n = n + 1;
+}
+
+static int pclntab_site(void *ctx, const struct pclntab_inline_call *c)
+{
+	struct walk *w = ctx;
+
+	if (!name_matcher__match(w->m, c->name) &&
+	    !name_matcher__is_exact(w->m, c->name))
+		return 0;
+	return add_site(w, c->name, c->pc, c->caller_entry);
+}
+
+/*
+ * Without DWARF (-ldflags=-s -w) the pclntab keeps the inline tree. A
+ * binary whose funcdata cannot be located (no pclntab, Go < 1.12) has no
+ * sites, as without DWARF before; a corrupt tree is an error.
+ */
+static int find_in_pclntab(const struct go_binary *bin, struct walk *w)
+{
+	struct pclntab_funcdata fd;
+	size_t i;
+	int err;
+
+	err = pclntab_funcdata__init(&fd, bin);
+	if (err == -ENOENT || err == -ENOTSUP) {
+		gt_error_clear();
+		return 0;
+	}
+	for (i = 0; !err && i < bin->pclntab->nfuncs; i++)
+		err = pclntab__inline_calls(bin->pclntab, i, &fd, pclntab_site,
+					    w);
+	return err;
+}
+
+int inline_sites__find(const struct go_binary *bin,
+		       const struct name_matcher *m,
+		       struct inline_sites *out)
+{
+	struct walk w = { .m = m, .out = out };
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cu_die;
+	Dwarf *dw;
+	int err, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	err = has_debug_info(bin->elf->elf);
+	if (err < 0)
+		return err;
+	if (err == 0) {
+		err = find_in_pclntab(bin, &w);
+		goto done;
+	}
+	/* libdw decompresses both SHF_COMPRESSED (Go 1.19+) and .zdebug
+	 * (Go 1.11-1.18) sections itself. */
+	dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
+				bin->elf->path, dwarf_errmsg(-1));
+	err = 0;
+	while (!err && (ret = dwarf_get_units(dw, cu, &cu, NULL, NULL,
+					      &cu_die, NULL)) == 0)
+		err = walk_unit(&w, &cu_die);
+	if (!err && ret < 0)
+		err = dwarf_fail("bad unit header");
+	free(w.stack);
+	dwarf_end(dw);
+done:
+	if (err) {
+		inline_sites__free(out);
+		return err;
+	}
+	sort_unique(out);
+	return 0;
+}
+
+void inline_sites__free(struct inline_sites *sites)
+{
+	size_t i;
+
+	for (i = 0; i < sites->n; i++)
+		free(sites->sites[i].name);
+	free(sites->sites);
+	sites->sites = NULL;
+	sites->n = 0;
+}

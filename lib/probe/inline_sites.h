@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calls that the compiler inlined: they have no entry of their own, so the
+ * tools probe the first instruction of every inlined copy. Found in DWARF
+ * (DW_TAG_inlined_subroutine, read with libdw) when the binary has it, else
+ * in the inline tree of the pclntab (stripped binaries).
+ */
+#ifndef GOTOOLS_INLINE_SITES_H
+#define GOTOOLS_INLINE_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gobin/go_binary.h"
+#include "probe/probe_spec.h"
+
+struct inline_site {
+	char *name;		/* the inlined function, as Go spells it */
+	uint64_t addr;		/* first instruction of this inlined copy */
+	uint64_t caller_addr;	/* entry of the function it was inlined into */
+};
+
+struct inline_sites {
+	struct inline_site *sites;	/* sorted by name, then addr */
+	size_t n;
+};
+
+/*
+ * Collect the inlined copies of every function whose name M matches (exact
+ * names as in probe_spec.h). A binary without DWARF falls back to the
+ * pclntab; one without either yields no sites and returns 0. Returns a
+ * negative errno on corrupt DWARF or inline tree, or out of memory.
+ */
+int inline_sites__find(const struct go_binary *bin,
+		       const struct name_matcher *m,
+		       struct inline_sites *out);
+void inline_sites__free(struct inline_sites *sites);
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include "core/error.h"
+#include "probe/uprobes.h"
+
+/* From Linux 6.6 include/uapi/linux/bpf.h, absent from older headers. */
+#define GT_BPF_TRACE_UPROBE_MULTI 48
+
+/* The BPF_LINK_CREATE part of union bpf_attr, for uprobe_multi. */
+struct link_create_uprobe_multi {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__aligned_u64 path;
+	__aligned_u64 offsets;
+	__aligned_u64 ref_ctr_offsets;
+	__aligned_u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+};
+
+struct uprobes {
+	int multi_fd;			/* the uprobe_multi link, or -1 */
+	struct bpf_link **links;	/* one per offset without multi */
+	size_t nlinks;
+};
+
+static int link_create_uprobe_multi(int prog_fd, const char *path,
+				    const uint64_t *offsets,
+				    const uint64_t *cookies, size_t n,
+				    pid_t pid)
+{
+	struct link_create_uprobe_multi attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = prog_fd;
+	attr.attach_type = GT_BPF_TRACE_UPROBE_MULTI;
+	attr.path = (__u64)(unsigned long)path;
+	attr.offsets = (__u64)(unsigned long)offsets;
+	attr.cookies = (__u64)(unsigned long)cookies;
+	attr.cnt = n;
+	attr.pid = pid > 0 ? pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Load a trivial uprobe_multi program and attach it to "/": a kernel that
+ * knows uprobe_multi rejects the directory with EBADF, older ones reject
+ * the attach type with EINVAL.
+ */
+static bool probe_uprobe_multi(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = GT_BPF_TRACE_UPROBE_MULTI);
+	uint64_t offset = 0;
+	int prog_fd, link_fd;
+
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
+				sizeof(insns) / sizeof(insns[0]), &opts);
+	if (prog_fd < 0)
+		return false;
+	link_fd = link_create_uprobe_multi(prog_fd, "/", &offset, NULL, 1, 0);
+	close(prog_fd);
+	if (link_fd >= 0) {
+		close(link_fd);
+		return false;
+	}
+	return link_fd == -EBADF;
+}
+
+bool uprobes__multi_supported(void)
+{
+	static int supported = -1;
+	const char *off = getenv("GOTOOLS_NO_UPROBE_MULTI");
+
+	if (off && *off && strcmp(off, "0") != 0)
+		return false;
+	if (supported < 0)
+		supported = probe_uprobe_multi();
+	return supported;
+}
+
+int uprobes__prepare(struct bpf_program *prog)
+{
+	if (!uprobes__multi_supported())
+		return 0;
+	return bpf_program__set_expected_attach_type(prog,
+				(enum bpf_attach_type)GT_BPF_TRACE_UPROBE_MULTI);
+}
+
+static int attach_one_by_one(struct uprobes *u, struct bpf_program *prog,
+			     const char *path, pid_t pid,
+			     const uint64_t *offsets, const uint64_t *cookies,
+			     size_t n)
+{
+	size_t i;
+
+	u->links = calloc(n, sizeof(*u->links));
+	if (!u->links)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookies[i]);
+		struct bpf_link *link;
+
+		link = bpf_program__attach_uprobe_opts(prog, pid > 0 ? pid : -1,
+						       path, offsets[i], &opts);
+		if (!link)
+			return gt_error(-errno, "cannot attach uprobe at %s+0x%llx: %s",
+					path, (unsigned long long)offsets[i],
+					strerror(errno));
+		u->links[u->nlinks++] = link;
+	}
+	return 0;
+}
+
+int uprobe_list__add(struct uprobe_list *l, uint64_t offset, uint64_t cookie)
+{
+	size_t cap;
+	uint64_t *p;
+
+	if (l->n == l->cap) {
+		cap = l->cap ? l->cap * 2 : 64;
+		p = realloc(l->offsets, cap * sizeof(*p));
+		if (!p)
+			return gt_error(-ENOMEM, "out of memory");
+		l->offsets = p;
+		p = realloc(l->cookies, cap * sizeof(*p));
+		if (!p)
+			return gt_error(-ENOMEM, "out of memory");
+		l->cookies = p;
+		l->cap = cap;
+	}
+	l->offsets[l->n] = offset;
+	l->cookies[l->n++] = cookie;
+	return 0;
+}
+
+void uprobe_list__free(struct uprobe_list *l)
+{
+	free(l->offsets);
+	free(l->cookies);
+	memset(l, 0, sizeof(*l));
+}
+
+int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
+		    const struct uprobe_list *list, struct uprobes **out)
+{
+	const uint64_t *offsets = list->offsets, *cookies = list->cookies;
+	size_t n = list->n;
+	struct uprobes *u;
+	int err = 0;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return gt_error(-ENOMEM, "out of memory");
+	u->multi_fd = -1;
+	if (uprobes__multi_supported()) {
+		u->multi_fd = link_create_uprobe_multi(bpf_program__fd(prog),
+						       path, offsets, cookies,
+						       n, pid);
+		if (u->multi_fd < 0)
+			err = gt_error(u->multi_fd, "cannot attach %zu uprobes to %s: %s",
+				       n, path, strerror(-u->multi_fd));
+	} else {
+		err = attach_one_by_one(u, prog, path, pid, offsets, cookies, n);
+	}
+	if (err) {
+		uprobes__detach(u);
+		return err;
+	}
+	*out = u;
+	return 0;
+}
+
+void uprobes__detach(struct uprobes *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	if (u->multi_fd >= 0)
+		close(u->multi_fd);
+	for (i = 0; i < u->nlinks; i++)
+		bpf_link__destroy(u->links[i]);
+	free(u->links);
+	free(u);
+}

@@ -1,0 +1,931 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "x86/exit_sites.h"
+#include "goabi/go_abi.h"
+#include "trace/trace_plan.h"
+
+/* Where a value is while an expression is followed: bytes [OFF, OFF +
+ * size) of an argument or result the ABI placed (ABI), or, past a pointer,
+ * memory at the value of word BASE plus OFF. */
+struct loc {
+	const struct go_type *type;
+	const struct go_abi_value *abi;
+	int base;
+	int64_t off;
+};
+
+/* gccgo's type descriptor (libgo's runtime._type): size, ptrdata, hash,
+ * tflag, align, fieldAlign, kind, equal, gcdata, then *string. */
+#define GCCGO_TYPE_STRING	40
+
+/* What one function's probe is planned from. */
+struct planner {
+	const struct go_binary *bin;
+	const char *func;
+	struct trace_plan *plan;
+	const struct trace_probe *probe;
+	unsigned int str_max;		/* -Z */
+	struct go_abi_layout layout;
+	struct go_dwarf_sig sig;	/* when DWARF typed the function */
+	bool dwarf;
+	bool gccgo_method;		/* goarg1 is a gccgo receiver */
+};
+
+static int plan_set__add_row(struct trace_plan_set *s, const char *func,
+			     const struct trace_probe *probe, size_t *idx)
+{
+	if (s->nrows == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct trace_row *r = realloc(s->rows, cap * sizeof(*r));
+		struct trace_plan *p;
+
+		if (!r)
+			return gt_error(-ENOMEM, "out of memory");
+		s->rows = r;
+		p = realloc(s->plans, cap * sizeof(*p));
+		if (!p)
+			return gt_error(-ENOMEM, "out of memory");
+		s->plans = p;
+		s->cap = cap;
+	}
+	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
+	memset(&s->plans[s->nrows], 0, sizeof(s->plans[0]));
+	s->rows[s->nrows].func = strdup(func);
+	if (!s->rows[s->nrows].func)
+		return gt_error(-ENOMEM, "out of memory");
+	s->rows[s->nrows].probe = probe;
+	*idx = s->nrows++;
+	return 0;
+}
+
+void trace_plan_set__free(struct trace_plan_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++)
+		free(s->rows[i].func);
+	free(s->rows);
+	free(s->plans);
+	s->rows = NULL;
+	s->plans = NULL;
+	s->nrows = s->cap = 0;
+}
+
+/* The index of word W in the plan, added unless the same read is there. */
+static int add_word(struct planner *pl, struct trace_word w, int *idx)
+{
+	struct trace_plan *plan = pl->plan;
+	__u32 i;
+
+	for (i = 0; i < plan->nwords; i++) {
+		const struct trace_word *o = &plan->words[i];
+
+		if (o->kind == w.kind && o->reg == w.reg && o->size == w.size &&
+		    o->base == w.base && o->offset == w.offset) {
+			*idx = i;
+			return 0;
+		}
+	}
+	if (plan->nwords == TRACE_MAX_WORDS)
+		return gt_error(-E2BIG, "%s: more than %d words to read in one probe",
+				pl->func, TRACE_MAX_WORDS);
+	plan->words[plan->nwords] = w;
+	*idx = plan->nwords++;
+	return 0;
+}
+
+static int src_add(struct planner *pl, struct trace_src *src, int word,
+		   uint64_t value_offset, unsigned int reg_shift, uint64_t size)
+{
+	if (src->nwords == TRACE_SRC_MAX_WORDS)
+		return gt_error(-E2BIG, "%s: a value in too many pieces", pl->func);
+	src->w[src->nwords].word = word;
+	src->w[src->nwords].value_offset = value_offset;
+	src->w[src->nwords].reg_shift = reg_shift;
+	src->w[src->nwords].size = size;
+	src->nwords++;
+	return 0;
+}
+
+/* Memory words for bytes [0, SIZE) at (register REG, or word BASE) + OFF,
+ * put at VALUE_OFFSET on in the value. */
+static int emit_memory(struct planner *pl, struct trace_src *src,
+		       unsigned int reg, int base, int64_t off, uint64_t size,
+		       uint64_t value_offset)
+{
+	uint64_t k;
+	int idx, err = 0;
+
+	for (k = 0; k < size && !err; k += 8) {
+		struct trace_word w = {
+			.kind = WORD_MEM, .reg = reg, .base = base,
+			.size = size - k < 8 ? size - k : 8, .offset = off + k,
+		};
+
+		err = add_word(pl, w, &idx);
+		if (!err)
+			err = src_add(pl, src, idx, value_offset + k, 0, w.size);
+	}
+	return err;
+}
+
+/* The words of bytes [OFF, OFF + SIZE) of the value at L into SRC, their
+ * value offsets counted from OFF. */
+static int emit(struct planner *pl, const struct loc *l, uint64_t off,
+		uint64_t size, struct trace_src *src)
+{
+	uint64_t start = l->off + off, end = start + size;
+	size_t i;
+	int idx, err = 0;
+
+	if (!l->abi)
+		return emit_memory(pl, src, 0, l->base, start, size, 0);
+	for (i = 0; i < l->abi->npieces && !err; i++) {
+		const struct go_abi_piece *p = &l->abi->pieces[i];
+		uint64_t ps = p->value_offset, pe = ps + p->size;
+		uint64_t lo = start > ps ? start : ps, hi = end < pe ? end : pe;
+		struct trace_word w = { .kind = WORD_REG, .reg = p->reg, .size = 8,
+					.base = TRACE_NO_BASE };
+
+		if (lo >= hi)
+			continue;
+		switch (p->kind) {
+		case GO_PIECE_FREG:
+			src->unreadable = "<xmm>";
+			return 0;
+		case GO_PIECE_IREG:
+			err = add_word(pl, w, &idx);
+			if (!err)
+				err = src_add(pl, src, idx, lo - start,
+					      p->reg_offset + (lo - ps), hi - lo);
+			break;
+		case GO_PIECE_STACK:
+		case GO_PIECE_MEM:
+			err = emit_memory(pl, src,
+					  p->kind == GO_PIECE_STACK ? GO_REG_RSP : p->reg,
+					  TRACE_NO_BASE, p->mem_offset + (lo - ps),
+					  hi - lo, lo - start);
+			break;
+		}
+	}
+	return err;
+}
+
+/* The one word holding the 8 bytes at OFF of L (a pointer, a length). */
+static int emit_word(struct planner *pl, const struct loc *l, uint64_t off,
+		     const char *what, int *idx)
+{
+	struct trace_src src = { 0 };
+	int err = emit(pl, l, off, 8, &src);
+
+	if (err)
+		return err;
+	if (src.unreadable || src.nwords != 1 || src.w[0].reg_shift ||
+	    src.w[0].size != 8)
+		return gt_error(-EINVAL, "%s: cannot read %s as one word",
+				pl->func, what);
+	*idx = src.w[0].word;
+	return 0;
+}
+
+static bool is_dict(const struct go_dwarf_var *v)
+{
+	return v->name && v->name[0] == '.';
+}
+
+/* The argument or result an expression starts from. */
+static int resolve_base(struct planner *pl, const struct trace_expr *x,
+			bool ret, struct loc *l)
+{
+	size_t i, n;
+
+	memset(l, 0, sizeof(*l));
+	if (!pl->dwarf) {
+		/* the format's types were placed by index */
+		if (x->arg == TRACE_ARG_GORET)
+			l->abi = &pl->layout.results[x->index];
+		else
+			l->abi = &pl->layout.args[x->index];
+		l->type = l->abi->type;
+		return 0;
+	}
+	if (x->arg == TRACE_ARG_GORET) {
+		if (x->index >= pl->sig.nresults)
+			return gt_error(-EINVAL, "%s: '%s': the function has %zu results",
+					pl->func, x->text, pl->sig.nresults);
+		l->abi = &pl->layout.results[x->index];
+	} else if (x->arg == TRACE_ARG_GOARG) {
+		for (i = 0, n = 0; i < pl->sig.nparams; i++) {
+			if (is_dict(&pl->sig.params[i]))
+				continue;
+			if (n++ == x->index)
+				break;
+		}
+		if (i == pl->sig.nparams)
+			return gt_error(-EINVAL, "%s: '%s': the function has %zu parameters",
+					pl->func, x->text, n);
+		l->abi = &pl->layout.args[i];
+	} else if (ret) {
+		for (i = 0; i < pl->sig.nresults; i++)
+			if (!strcmp(pl->sig.results[i].name, x->name))
+				break;
+		if (i == pl->sig.nresults) {
+			for (n = 0; n < pl->sig.nparams; n++)
+				if (!strcmp(pl->sig.params[n].name, x->name))
+					return gt_error(-EINVAL, "%s: '%s' is a parameter, not known at a return (use an entry probe)",
+							pl->func, x->name);
+			return gt_error(-EINVAL, "%s has no result named '%s'",
+					pl->func, x->name);
+		}
+		l->abi = &pl->layout.results[i];
+	} else {
+		for (i = 0; i < pl->sig.nparams; i++)
+			if (!strcmp(pl->sig.params[i].name, x->name))
+				break;
+		if (i == pl->sig.nparams)
+			return gt_error(-EINVAL, "%s has no parameter named '%s'",
+					pl->func, x->name);
+		l->abi = &pl->layout.args[i];
+	}
+	l->type = l->abi->type;
+	if (!l->type)
+		return gt_error(-EINVAL, "%s: '%s': its type is not in DWARF",
+				pl->func, x->text);
+	return 0;
+}
+
+/* Follow the pointer at L: L becomes what it points to. */
+static int deref(struct planner *pl, struct loc *l, const char *text)
+{
+	int idx, err;
+
+	if (!l->type->elem)
+		return gt_error(-EINVAL, "%s: '%s': cannot follow an unsafe.Pointer",
+				pl->func, text);
+	err = emit_word(pl, l, 0, "a pointer", &idx);
+	if (err)
+		return err;
+	l->type = l->type->elem;
+	l->abi = NULL;
+	l->base = idx;
+	l->off = 0;
+	return 0;
+}
+
+static const char *type_name(const struct go_type *t)
+{
+	return t->name ? t->name : "the value";
+}
+
+/* [N] of the array at L: a constant index, checked against its length
+ * (a slice's length is only known at run time: not indexed). */
+static int index_array(struct planner *pl, struct loc *l,
+		       const struct trace_expr *x, const char *index)
+{
+	unsigned long n = strtoul(index + 1, NULL, 10);
+
+	if (l->type->kind != GO_KIND_ARRAY)
+		return gt_error(-EINVAL, "%s: '%s': %s is not an array", pl->func,
+				x->text, type_name(l->type));
+	if (n >= l->type->len)
+		return gt_error(-EINVAL, "%s: '%s': index %lu out of range [0, %llu)",
+				pl->func, x->text, n,
+				(unsigned long long)l->type->len);
+	l->off += n * l->type->elem->size;
+	l->type = l->type->elem;
+	return 0;
+}
+
+/* Where the value of X is, and its type. */
+static int resolve(struct planner *pl, const struct trace_expr *x, bool ret,
+		   struct loc *l)
+{
+	size_t i, k;
+	int err = resolve_base(pl, x, ret, l);
+
+	for (i = 0; i < x->nfields && !err; i++) {
+		const struct go_type *t;
+
+		if (l->type->kind == GO_KIND_PTR) {
+			err = deref(pl, l, x->text);
+			if (err)
+				return err;
+		}
+		t = l->type;
+		if (x->fields[i][0] == '[') {
+			err = index_array(pl, l, x, x->fields[i]);
+			continue;
+		}
+		if (t->kind != GO_KIND_STRUCT)
+			return gt_error(-EINVAL, "%s: '%s': %s has no field %s",
+					pl->func, x->text, type_name(t), x->fields[i]);
+		for (k = 0; k < t->nfields; k++)
+			if (t->fields[k].name && !strcmp(t->fields[k].name, x->fields[i]))
+				break;
+		if (k == t->nfields)
+			return gt_error(-EINVAL, "%s: '%s': %s has no field %s",
+					pl->func, x->text, type_name(t), x->fields[i]);
+		l->type = t->fields[k].type;
+		l->off += t->fields[k].offset;
+	}
+	if (err || x->fn == TRACE_FN_NONE)
+		return err;
+	if (l->type->kind == GO_KIND_SLICE)
+		l->off += x->fn == TRACE_FN_LEN ? 8 : 16;
+	else if (l->type->kind == GO_KIND_STRING && x->fn == TRACE_FN_LEN)
+		l->off += 8;
+	else
+		return gt_error(-EINVAL, "%s: '%s': %s is not a %s", pl->func,
+				x->text, type_name(l->type),
+				x->fn == TRACE_FN_LEN ? "string or slice" : "slice");
+	l->type = &go_type_int;
+	return 0;
+}
+
+/* Integers, and what is an integer word to BPF: pointers, maps, chans. */
+static bool is_word(const struct go_type *t)
+{
+	switch (t->kind) {
+	case GO_KIND_BOOL:
+	case GO_KIND_INT:
+	case GO_KIND_UINT:
+	case GO_KIND_PTR:
+	case GO_KIND_MAP:
+	case GO_KIND_CHAN:
+	case GO_KIND_FUNC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool is_bytes(const struct go_type *t)
+{
+	return t->kind == GO_KIND_STRING ||
+	       (t->kind == GO_KIND_SLICE && t->elem && t->elem->size == 1 &&
+		(t->elem->kind == GO_KIND_UINT || t->elem->kind == GO_KIND_INT));
+}
+
+static bool conv_fits(enum trace_conv_kind kind, const struct go_type *t)
+{
+	switch (kind) {
+	case TRACE_CONV_STR:
+		return is_bytes(t);
+	case TRACE_CONV_TYPE:
+		return t->kind == GO_KIND_IFACE || t->kind == GO_KIND_EFACE;
+	case TRACE_CONV_FLOAT:
+		return t->kind == GO_KIND_FLOAT;
+	case TRACE_CONV_BOOL:
+		return t->kind == GO_KIND_BOOL;
+	default:
+		return is_word(t);
+	}
+}
+
+/* A string's bytes: BPF copies them from its pointer word for as many
+ * bytes as its length word says, up to MAX. */
+static int add_string(struct planner *pl, int ptr, int len, unsigned int max,
+		      int *idx)
+{
+	struct trace_plan *plan = pl->plan;
+	__u32 i;
+
+	for (i = 0; i < plan->nstrs; i++) {
+		if (plan->strs[i].ptr_word == ptr && plan->strs[i].len_word == len) {
+			if (plan->strs[i].max < max)
+				plan->strs[i].max = max;
+			*idx = i;
+			return 0;
+		}
+	}
+	if (plan->nstrs == TRACE_MAX_STRS)
+		return gt_error(-E2BIG, "%s: more than %d strings in one probe",
+				pl->func, TRACE_MAX_STRS);
+	plan->strs[plan->nstrs].ptr_word = ptr;
+	plan->strs[plan->nstrs].len_word = len;
+	plan->strs[plan->nstrs].max = max;
+	*idx = plan->nstrs++;
+	return 0;
+}
+
+static int plan_bytes(struct planner *pl, const struct loc *l, unsigned int max,
+		      int *str)
+{
+	int ptr, len, err;
+
+	err = emit_word(pl, l, 0, "a string's pointer", &ptr);
+	if (!err)
+		err = emit_word(pl, l, 8, "a string's length", &len);
+	return err ? err : add_string(pl, ptr, len, max, str);
+}
+
+/* gccgo passes a value receiver by reference: printed as anything but a
+ * pointer, it is read through that reference. */
+static bool gccgo_by_reference(const struct planner *pl,
+			       const struct trace_conv *c, const struct loc *l)
+{
+	const struct trace_expr *x = &c->expr;
+
+	return pl->dwarf && pl->gccgo_method && l->abi == &pl->layout.args[0] &&
+	       !x->nfields && x->fn == TRACE_FN_NONE &&
+	       l->type->kind == GO_KIND_PTR && l->type->elem &&
+	       c->kind != TRACE_CONV_PTR && c->kind != TRACE_CONV_HEX;
+}
+
+/*
+ * %T: the word holding the dynamic type's descriptor. gc: an eface's first
+ * word is the type, an iface's is an itab whose second word is; the name
+ * comes from the binary's type data (lib/gobin/go_rtype.h). gccgo: an iface's
+ * first word is a method table whose first entry is the type; its
+ * descriptor points at 40 to a string with the name, which BPF reads.
+ */
+static int plan_dynamic_type(struct planner *pl, const struct loc *l,
+			     struct trace_src *src)
+{
+	struct trace_src tmp = { 0 };
+	int idx, name, ptr, len, err;
+
+	err = emit_word(pl, l, 0, "an interface", &idx);
+	if (!err && l->type->kind == GO_KIND_IFACE)
+		err = emit_memory(pl, &tmp, 0, idx, pl->bin->is_gccgo ? 0 : 8, 8, 0);
+	if (err)
+		return err;
+	if (tmp.nwords)
+		idx = tmp.w[0].word;
+	src->type_word = idx;
+	if (!pl->bin->is_gccgo)
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	err = emit_memory(pl, &tmp, 0, idx, GCCGO_TYPE_STRING, 8, 0);
+	if (err)
+		return err;
+	name = tmp.w[0].word;
+	err = emit_memory(pl, &tmp, 0, name, 0, 16, 0);
+	if (err)
+		return err;
+	ptr = tmp.w[1].word;
+	len = tmp.w[2].word;
+	return add_string(pl, ptr, len, TRACE_STR_MAX, &src->str);
+}
+
+static int plan_conv(struct planner *pl, const struct trace_conv *c,
+		     struct trace_src *src)
+{
+	const struct trace_expr *x = &c->expr;
+	struct loc l;
+	int err;
+
+	src->str = -1;
+	src->type_word = -1;
+	err = resolve(pl, x, pl->probe->ret, &l);
+	if (!err && gccgo_by_reference(pl, c, &l))
+		err = deref(pl, &l, x->text);
+	if (err)
+		return err;
+	if (!conv_fits(c->kind, l.type))
+		return gt_error(-EINVAL, "%s: '%s' is %s, which %%%s cannot print",
+				pl->func, x->text, type_name(l.type),
+				c->kind == TRACE_CONV_TYPE ? "T (interfaces only)" :
+				c->kind == TRACE_CONV_STR ? "s (strings, []byte)" :
+				c->kind == TRACE_CONV_FLOAT ? "f" :
+				c->kind == TRACE_CONV_BOOL ? "t" : "d/u/x/c/p");
+	src->type = l.type;
+	switch (c->kind) {
+	case TRACE_CONV_STR:
+		err = emit(pl, &l, 0, 16, src);
+		if (!err && !src->unreadable)
+			err = plan_bytes(pl, &l, pl->str_max, &src->str);
+		return err;
+	case TRACE_CONV_TYPE:
+		return plan_dynamic_type(pl, &l, src);
+	default:
+		return emit(pl, &l, 0, l.type->size, src);
+	}
+}
+
+static const enum trace_term_op term_ops[] = {
+	[TRACE_OP_EQ] = TERM_EQ, [TRACE_OP_NE] = TERM_NE,
+	[TRACE_OP_LT] = TERM_LT, [TRACE_OP_LE] = TERM_LE,
+	[TRACE_OP_GT] = TERM_GT, [TRACE_OP_GE] = TERM_GE,
+};
+
+/* A string comparison: BPF reads at least the constant's bytes. */
+static int plan_string_term(struct planner *pl, const struct trace_term *t,
+			    const struct loc *l, struct trace_cmp *out)
+{
+	int str, err;
+
+	if (!is_bytes(l->type))
+		return gt_error(-EINVAL, "%s: '%s' is %s, not a string", pl->func,
+				t->expr.text, type_name(l->type));
+	if (t->str_len > TRACE_TERM_STR_MAX)
+		return gt_error(-EINVAL, "a filter string longer than %d bytes",
+				TRACE_TERM_STR_MAX);
+	err = plan_bytes(pl, l, t->str_len, &str);
+	if (err)
+		return err;
+	out->flags |= TERM_STRING;
+	out->str = str;
+	out->value = t->str_len;
+	memcpy(out->bytes, t->str, t->str_len);
+	return 0;
+}
+
+/* An integer comparison: one word, shifted and masked to the value. */
+static int plan_int_term(struct planner *pl, const struct trace_term *t,
+			 const struct loc *l, struct trace_cmp *out)
+{
+	struct trace_src src = { 0 };
+	const struct go_type *type = l->type;
+	uint64_t off = 0, size = type->size;
+	int err;
+
+	/* nil interfaces and slices have a zero first word, an empty string a
+	 * zero length */
+	if (!is_word(type)) {
+		if (type->kind == GO_KIND_STRING)
+			off = 8;
+		else if (type->kind != GO_KIND_IFACE && type->kind != GO_KIND_EFACE &&
+			 type->kind != GO_KIND_SLICE)
+			return gt_error(-EINVAL, "%s: '%s' is %s, which a filter cannot compare",
+					pl->func, t->expr.text, type_name(type));
+		if (t->value || (t->op != TRACE_OP_EQ && t->op != TRACE_OP_NE))
+			return gt_error(-EINVAL, "%s: '%s' is %s: only == nil and != nil compare it",
+					pl->func, t->expr.text, type_name(type));
+		size = 8;
+	}
+	if (t->negative && type->kind != GO_KIND_INT)
+		return gt_error(-EINVAL, "%s: '%s' is unsigned, compared with a negative number",
+				pl->func, t->expr.text);
+	err = emit(pl, l, off, size, &src);
+	if (err)
+		return err;
+	if (src.unreadable)
+		return gt_error(-EINVAL, "%s: '%s' is in an XMM register, which BPF cannot read",
+				pl->func, t->expr.text);
+	if (src.nwords != 1)
+		return gt_error(-EINVAL, "%s: '%s' is split in pieces a filter cannot compare",
+				pl->func, t->expr.text);
+	out->word = src.w[0].word;
+	out->shift = src.w[0].reg_shift;
+	out->size = size;
+	out->value = t->value;
+	if (type->kind == GO_KIND_INT)
+		out->flags |= TERM_SIGNED;
+	return 0;
+}
+
+static int plan_term(struct planner *pl, const struct trace_term *t,
+		     struct trace_cmp *out)
+{
+	struct loc l;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->op = term_ops[t->op];
+	if (t->or_next)
+		out->flags |= TERM_OR;
+	err = resolve(pl, &t->expr, pl->probe->ret, &l);
+	if (err)
+		return err;
+	if (t->kind == TRACE_CONST_STR)
+		return plan_string_term(pl, t, &l, out);
+	return plan_int_term(pl, t, &l, out);
+}
+
+/*
+ * Is NAME a method in gccgo's spelling, PKG.T.M (for value and pointer
+ * receivers alike)? Its receiver then goes first, and gccgo passes a value
+ * receiver by reference.
+ */
+static bool gccgo_method(const char *name)
+{
+	const char *base = strrchr(name, '/'), *dot;
+
+	base = base ? base + 1 : name;
+	if (strstr(base, ".."))
+		return false;
+	dot = strchr(base, '.');
+	return dot && (dot = strchr(dot + 1, '.')) && !strchr(dot + 1, '.');
+}
+
+/* Does DWARF type every parameter and result of SIG? */
+static bool sig_typed(const struct go_dwarf_sig *sig)
+{
+	size_t i;
+
+	for (i = 0; i < sig->nparams; i++)
+		if (!sig->params[i].type)
+			return false;
+	for (i = 0; i < sig->nresults; i++)
+		if (!sig->results[i].type)
+			return false;
+	return true;
+}
+
+/* Place the function's parameters and results as DWARF declares them
+ * (a shape function's .dict among them, where the ABI passes it). */
+static int layout_from_dwarf(struct planner *pl)
+{
+	const struct go_type **types;
+	struct go_abi_sig sig = { 0 };
+	size_t i, n = pl->sig.nparams + pl->sig.nresults;
+	int err;
+
+	types = calloc(n ? n : 1, sizeof(*types));
+	if (!types)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < pl->sig.nparams; i++)
+		types[i] = pl->sig.params[i].type;
+	for (i = 0; i < pl->sig.nresults; i++)
+		types[pl->sig.nparams + i] = pl->sig.results[i].type;
+	sig.params = types;
+	sig.nparams = pl->sig.nparams;
+	sig.results = types + pl->sig.nparams;
+	sig.nresults = pl->sig.nresults;
+	err = go_abi__assign(pl->sig.abi, &sig, &pl->layout);
+	free(types);
+	return err;
+}
+
+/*
+ * Under the stack ABI the results follow the arguments, whose types an r:
+ * probe's format does not give. _func.args (pclntab) is the size of both:
+ * taking the printed results for all of them, they end there.
+ */
+static int move_stack_results(struct planner *pl, uint64_t addr)
+{
+	const struct pclntab *tab = pl->bin->pclntab;
+	struct go_abi_layout *l = &pl->layout;
+	size_t lo = 0, hi = tab ? tab->nfuncs : 0, mid, i, k;
+	int32_t args;
+	int64_t shift;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tab->funcs[mid].entry < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!tab || lo == tab->nfuncs || tab->funcs[lo].entry != addr ||
+	    pclntab__func_args(tab, lo, &args) || args < 0)
+		return gt_error(-ENOTSUP, "the size of its arguments is not in pclntab: results of a stack-ABI function need DWARF");
+	shift = (int64_t)args - (int64_t)l->frame_size;
+	if (shift < 0)
+		return gt_error(-EINVAL, "the results printed take %llu bytes, more than its %d bytes of arguments and results",
+				(unsigned long long)l->frame_size, args);
+	for (i = 0; i < l->nresults; i++)
+		for (k = 0; k < l->results[i].npieces; k++)
+			l->results[i].pieces[k].mem_offset += shift;
+	return 0;
+}
+
+/* Is NAME, a shape instantiation, a method (main.(*box[...]).put,
+ * main.box[...].get), whose receiver comes before the dictionary, rather
+ * than a function (main.maxOf[...])? Its name goes on after the type
+ * arguments. */
+static bool generic_method(const char *name)
+{
+	const char *end = strrchr(name, ']');
+
+	return end && end[1];
+}
+
+/* Place the values the format types (no DWARF). A shape instantiation
+ * takes a hidden dictionary; pclntab spells every instantiation F[...]
+ * before Go 1.20: in a stripped binary an F[...] is taken for the shape
+ * one. */
+static int layout_from_format(struct planner *pl, uint64_t addr,
+			      uint64_t c_result_size)
+{
+	const struct go_type *types[TRACE_PROBE_MAX_ARGS], *mem_result;
+	const struct trace_probe *probe = pl->probe;
+	struct go_abi_sig sig = { 0 };
+	struct go_type big;
+	size_t n;
+	int err;
+
+	err = trace_probe__types(probe, probe->ret, types, &n);
+	if (err)
+		return err;
+	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
+	    !pl->bin->is_gccgo)
+		sig.dict = go_abi__dict_position(go_version__minor(pl->bin->version));
+	if (probe->ret) {
+		sig.results = types;
+		sig.nresults = n;
+	} else if (n && (pl->gccgo_method ||
+			 (sig.dict != GO_DICT_NONE && generic_method(pl->func)))) {
+		sig.recv = types[0];
+		sig.params = types + 1;
+		sig.nparams = n - 1;
+	} else {
+		sig.params = types;
+		sig.nparams = n;
+	}
+	/* gccgo: results over 16 bytes go to memory whose address takes RDI;
+	 * any such result stands for the real ones */
+	if (n && !probe->ret && c_result_size > 16) {
+		err = go_type__init_array(&big, &go_type_uint8, 32);
+		if (err)
+			return err;
+		mem_result = &big;
+		sig.results = &mem_result;
+		sig.nresults = 1;
+	}
+	err = go_abi__assign(pl->bin->abi, &sig, &pl->layout);
+	if (!err && probe->ret && n && pl->bin->abi == GO_ABI_STACK)
+		err = move_stack_results(pl, addr);
+	return err;
+}
+
+/* The plan of PROBE for the function NAME at ADDR. */
+static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
+		    struct go_dwarf *dw, const struct trace_probe *probe,
+		    const char *name, uint64_t addr, size_t *idx)
+{
+	struct planner pl = {
+		.bin = bin, .func = name, .probe = probe,
+		.gccgo_method = bin->is_gccgo && gccgo_method(name),
+	};
+	struct trace_row *row;
+	size_t i;
+	int err;
+
+	/* DWARF that misses a parameter would misplace the rest: then the
+	 * format types the values, as without DWARF */
+	if (dw && !go_dwarf__func_sig(dw, addr, &pl.sig) && sig_typed(&pl.sig) &&
+	    pl.sig.abi != GO_ABI_UNKNOWN)
+		pl.dwarf = true;
+	if (pl.dwarf)
+		err = layout_from_dwarf(&pl);
+	else
+		err = layout_from_format(&pl, addr, dw ? pl.sig.c_result_size : 0);
+	if (err)
+		return gt_error(err, "%s: %s", name, gt_last_error());
+	err = plan_set__add_row(s, name, probe, idx);
+	if (err) {
+		go_abi_layout__free(&pl.layout);
+		return err;
+	}
+	row = &s->rows[*idx];
+	pl.plan = &s->plans[*idx];
+	pl.str_max = s->str_max;
+	for (i = 0; i < probe->nconvs && !err; i++)
+		err = plan_conv(&pl, &probe->convs[i], &row->src[i]);
+	for (i = 0; i < probe->nterms && !err; i++)
+		err = plan_term(&pl, &probe->terms[i], &pl.plan->terms[i]);
+	pl.plan->nterms = probe->nterms;
+	go_abi_layout__free(&pl.layout);
+	return err;
+}
+
+/* Where an entry probe of P sees SP at entry and the arguments in place:
+ * gc's stack check (skipped when morestack is taken), else the entry. */
+static int entry_site(const struct go_binary *bin, const struct func_probe *p,
+		      uint64_t *offset, uint32_t *skip)
+{
+	int err;
+
+	if ((!bin->is_gccgo && p->site.kind == PROBE_SITE_STACK_CHECK) ||
+	    (p->site.addr == p->func_addr && !p->site.skip_flags)) {
+		*offset = p->offset;
+		*skip = p->site.skip_flags;
+		return 0;
+	}
+	*skip = 0;
+	err = elf_file__vaddr_to_offset(bin->elf, p->func_addr, offset);
+	if (err)
+		return gt_error(err, "%s: entry 0x%llx is not in the file", p->name,
+				(unsigned long long)p->func_addr);
+	return 0;
+}
+
+static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
+		     const struct go_func *fn, const char *name, size_t idx,
+		     struct uprobe_list *sites)
+{
+	struct exit_site *exits = NULL;
+	size_t nexits = 0, i;
+	uint64_t off;
+	int err;
+
+	err = exit_sites__find(bin, fn, &exits, &nexits);
+	if (err)
+		return err;
+	if (!nexits)
+		fprintf(stderr, "%s: no return instruction, not traced\n", name);
+	for (i = 0; i < nexits && !err; i++) {
+		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
+		if (err) {
+			err = gt_error(err, "%s: exit 0x%llx is not in the file",
+				       name, (unsigned long long)exits[i].addr);
+			break;
+		}
+		if (s->verbose)
+			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", name,
+				(unsigned long long)exits[i].addr,
+				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
+		err = uprobe_list__add(sites, off, COOKIE_MAKE(idx, 0,
+				exits[i].kind == EXIT_TAIL_JMP));
+	}
+	free(exits);
+	return err;
+}
+
+int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
+			struct go_dwarf *dw, const struct trace_probe *probe,
+			const struct func_probe *p, struct uprobe_list *sites)
+{
+	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
+	size_t idx = 0;
+	uint64_t off;
+	uint32_t skip;
+	int err;
+
+	if (!fn || fn->addr != p->func_addr)
+		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
+				(unsigned long long)p->func_addr);
+	err = plan_row(s, bin, dw, probe, p->name, fn->addr, &idx);
+	if (err)
+		return err;
+	s->rows[idx].bin = bin;
+	if (probe->ret)
+		return add_exits(s, bin, fn, p->name, idx, sites);
+	err = entry_site(bin, p, &off, &skip);
+	if (err)
+		return err;
+	if (s->verbose)
+		fprintf(stderr, "probe %s at offset 0x%llx\n", p->name,
+			(unsigned long long)off);
+	return uprobe_list__add(sites, off, COOKIE_MAKE(idx, skip, 0));
+}
+
+void trace_row__value(const struct trace_row *row, size_t i,
+		      const struct trace_event *e, unsigned int str_max,
+		      struct trace_value *v)
+{
+	const struct trace_src *src = &row->src[i];
+	uint8_t bytes[16] = { 0 };
+	uint64_t len;
+	size_t k;
+
+	memset(v, 0, sizeof(*v));
+	v->type = src->type;
+	if (e->tail) {
+		v->unreadable = "<tail call>";
+		return;
+	}
+	v->unreadable = src->unreadable;
+	if (src->type_word >= 0) {
+		unsigned int w = src->type_word;
+
+		/* behind a nil itab: a nil interface, word 0 */
+		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1)
+			v->unreadable = "<fault>";
+		else if (!((e->word_nils >> w) & 1))
+			v->word = e->words[w];
+		/* gccgo: the name BPF read */
+		if (v->word && src->str >= 0 && src->str < TRACE_MAX_STRS &&
+		    !((e->str_faults >> src->str) & 1)) {
+			v->str = e->str[src->str];
+			v->str_len = e->str_len[src->str];
+		}
+		return;
+	}
+	for (k = 0; k < src->nwords && !v->unreadable; k++) {
+		unsigned int w = src->w[k].word;
+		uint64_t word;
+
+		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1) {
+			v->unreadable = "<fault>";
+			break;
+		}
+		if ((e->word_nils >> w) & 1) {
+			v->unreadable = "<nil>";
+			break;
+		}
+		word = e->words[w] >> (8 * src->w[k].reg_shift);
+		if (src->w[k].value_offset + src->w[k].size <= sizeof(bytes))
+			memcpy(bytes + src->w[k].value_offset, &word,
+			       src->w[k].size > 8 ? 8 : src->w[k].size);
+	}
+	memcpy(&v->word, bytes, sizeof(v->word));
+	if (src->str < 0 || src->str >= TRACE_MAX_STRS || v->unreadable)
+		return;
+	if ((e->str_faults >> src->str) & 1) {
+		v->unreadable = "<fault>";
+		return;
+	}
+	memcpy(&len, bytes + 8, sizeof(len));
+	v->str = e->str[src->str];
+	v->str_len = e->str_len[src->str];
+	if (v->str_len > str_max)
+		v->str_len = str_max;
+	v->truncated = len > v->str_len;
+}

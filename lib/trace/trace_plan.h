@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace's plans: each probe of each function turned into what its BPF
+ * program reads (struct trace_plan, bpf/gotrace.h) and how to rebuild the
+ * printed values from an event.
+ *
+ * Types come from DWARF when the binary has it (every parameter, named,
+ * with struct fields and pointers to follow), else from the format string
+ * (trace_probe__types()); lib/go_abi places them for the binary's calling
+ * convention. An expression (r.URL.Path, len(b)) becomes words read in
+ * order: a register, a stack slot, or memory off an earlier word, which is
+ * how a pointer is followed.
+ *
+ * Entry probes sit where SP is still SP at entry (the stack check's jump,
+ * counted only when morestack is not taken, or the entry byte); r: probes
+ * sit on every RET and tail JMP (lib/x86/exit_sites.h), never on a uretprobe:
+ * Go copies stacks.
+ */
+#ifndef GOTOOLS_TRACE_PLAN_H
+#define GOTOOLS_TRACE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "probe/func_probes.h"
+#include "gobin/go_binary.h"
+#include "goabi/go_dwarf.h"
+#include "trace/trace_probe.h"
+#include "probe/uprobes.h"
+#include "gotrace.h"
+
+#define TRACE_SRC_MAX_WORDS	4
+
+/* How one printed value is rebuilt from an event's words. */
+struct trace_src {
+	const struct go_type *type;	/* the value's type */
+	const char *unreadable;	/* "<xmm>" when BPF cannot read it, or NULL */
+	size_t nwords;
+	struct {
+		uint8_t word;		/* index in the event's words */
+		uint8_t value_offset;	/* where its bytes go in the value */
+		uint8_t reg_shift;	/* bytes to drop from the word first */
+		uint8_t size;
+	} w[TRACE_SRC_MAX_WORDS];
+	int str;		/* index in the event's strings, or -1 */
+	int type_word;		/* %T: the word holding the type, or -1 */
+};
+
+/* One traced function of one probe: plans[i] in the BPF map. */
+struct trace_row {
+	char *func;
+	const struct go_binary *bin;	/* the function's binary */
+	const struct trace_probe *probe;
+	struct trace_src src[TRACE_PROBE_MAX_ARGS];
+};
+
+struct trace_plan_set {
+	struct trace_row *rows;
+	struct trace_plan *plans;
+	size_t nrows, cap;
+	unsigned int str_max;		/* -Z */
+	bool verbose;			/* say where each probe goes */
+};
+
+/*
+ * Plan PROBE for the function of P in BIN, and add its probe sites (its
+ * entry, or every return for r:) to SITES. DW is the binary's DWARF or
+ * NULL. Returns 0, or a negative errno with a one-line reason naming the
+ * function (an unknown name or field, a type a conversion cannot print,
+ * too many values...).
+ */
+int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
+			struct go_dwarf *dw, const struct trace_probe *probe,
+			const struct func_probe *p, struct uprobe_list *sites);
+void trace_plan_set__free(struct trace_plan_set *s);
+
+/*
+ * The value conversion I of ROW prints in event E: scalars in V->word,
+ * string bytes (at most STR_MAX), and for %T the runtime address of the
+ * dynamic type in V->word (0 for a nil interface; the caller names it).
+ * Markers for what could not be read: <xmm>, <fault>, <nil> (behind a nil
+ * pointer), <tail call>.
+ */
+void trace_row__value(const struct trace_row *row, size_t i,
+		      const struct trace_event *e, unsigned int str_max,
+		      struct trace_value *v);
+
+#endif

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A binary gotrace puts probes into: the Go binary, its DWARF (if any), the
+ * probe sites found in it, and what names its run-time addresses: the
+ * types of interfaces (%T) and the frames of stacks (-U).
+ *
+ * Run-time addresses become the file's virtual addresses by how the binary
+ * was loaded: a non-PIE executable is where it was linked; a PIE
+ * executable moved by the process's mm->start_code minus its lowest
+ * executable address (the kernel computes start_code so), which each event
+ * carries, so that names resolve after a short-lived process is gone; a
+ * library by where /proc/PID/maps says it is mapped, while PID lives.
+ */
+#ifndef GOTOOLS_TRACED_BINARY_H
+#define GOTOOLS_TRACED_BINARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "gobin/go_binary.h"
+#include "goabi/go_dwarf.h"
+#include "gobin/go_rtype.h"
+#include "gobin/pcline.h"
+#include "probe/uprobes.h"
+
+enum traced_placement {
+	PLACED_AS_LINKED,	/* a non-PIE executable */
+	PLACED_PIE,		/* a PIE executable */
+	PLACED_LIBRARY,
+};
+
+struct traced_binary {
+	char path[4096];
+	struct go_binary *bin;
+	bool owns_bin;
+	struct go_dwarf *dw;		/* NULL: no DWARF */
+	struct uprobe_list sites;	/* offsets and cookies to attach */
+	struct uprobes *links;		/* once attached */
+	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
+	struct pcline *lines;		/* NULL: -U prints addresses */
+	enum traced_placement placement;
+	uint64_t first_vaddr;		/* of its loaded segments */
+	uint64_t first_code;		/* of its executable segments */
+	pid_t bias_pid;			/* whose load bias BIAS is */
+	uint64_t bias;
+};
+
+/*
+ * Set up TB for the binary at PATH: BIN when the caller has it open
+ * already (it stays the caller's), else opened here. Its DWARF is read
+ * when present. Returns 0 or a negative errno with a reason; call
+ * traced_binary__close() in both cases.
+ */
+int traced_binary__open(struct traced_binary *tb, const char *path,
+			struct go_binary *bin);
+
+/* Load what names types (TYPES) and stack frames (LINES); what the binary
+ * lacks leaves addresses, said once on stderr when VERBOSE. */
+void traced_binary__load_names(struct traced_binary *tb, bool types, bool lines,
+			       bool verbose);
+
+/* Run-time address ADDR of process PID, whose mm->start_code is
+ * START_CODE, as a virtual address of the file; false when unknown. */
+bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
+				 uint64_t start_code, uint64_t addr,
+				 uint64_t *vaddr);
+
+void traced_binary__close(struct traced_binary *tb);
+
+#endif

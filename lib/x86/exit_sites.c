@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exits of a function (exit_sites.h): a linear sweep of its whole
+ * x86-64 body with capstone. Go puts no data in function bodies on amd64
+ * (jump tables live in .rodata), so a sweep from the entry decodes every
+ * instruction.
+ *
+ * What leaves the function:
+ *   - ret and ret imm16;
+ *   - jmp rel to an address outside the body (the compiler's tail calls in
+ *     wrappers, badmcall in runtime.mcall...). A jmp inside the body is not
+ *     an exit: loops, and the morestack tail's jmp back to the entry;
+ *   - jmp through a register (`jmp *%rax`). In the objdump of every
+ *     fixture these are only in assembly functions, and all leave:
+ *     runtime.reflectcall to callNN, runtime.systemstack when already on
+ *     the system stack, gogo, cgoSigtramp, runtime.mcall's badmcall (1.15);
+ *   - jmp through memory without an index register (`jmp *0x10(%rip)`, a
+ *     PLT-style call through a pointer).
+ * A jmp through memory with an index register (`jmp *(%rcx,%rsi,8)`) is
+ * a switch's jump table (Go 1.19+), whose targets are in the body.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <capstone/capstone.h>
+#include "core/error.h"
+#include "x86/exit_sites.h"
+
+#define INT3			0xcc
+
+struct site_list {
+	struct exit_site *v;
+	size_t n, cap;
+};
+
+static int site_list__add(struct site_list *l, uint64_t addr,
+			  enum exit_kind kind)
+{
+	struct exit_site *v;
+	size_t cap;
+
+	if (l->n == l->cap) {
+		cap = l->cap ? l->cap * 2 : 16;
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return gt_error(-ENOMEM, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].addr = addr;
+	l->v[l->n].kind = kind;
+	l->n++;
+	return 0;
+}
+
+/* Where the int3 padding up to the next function starts: after the last
+ * byte of CODE that is not int3. */
+static const uint8_t *padding_start(const uint8_t *code, size_t len)
+{
+	while (len && code[len - 1] == INT3)
+		len--;
+	return code + len;
+}
+
+/* Does this jmp leave a body of LEN bytes at ENTRY (see the top)? */
+static bool jmp_leaves(const cs_x86 *x86, uint64_t entry, size_t len)
+{
+	const cs_x86_op *op;
+
+	if (x86->op_count != 1)
+		return true;
+	op = &x86->operands[0];
+	switch (op->type) {
+	case X86_OP_IMM:
+		return (uint64_t)op->imm - entry >= len;
+	case X86_OP_MEM:
+		return op->mem.index == X86_REG_INVALID;
+	default:
+		return true;
+	}
+}
+
+/* EXACT: LEN is the function's size, not a guess that may cut the last
+ * instruction short. */
+static int sweep(csh cs, const struct go_func *fn, const uint8_t *code,
+		 size_t len, bool exact, struct site_list *out)
+{
+	const uint8_t *p = code, *pad = padding_start(code, len);
+	uint64_t entry = fn->addr;
+	uint64_t addr = entry;
+	size_t left = len;
+	cs_insn *ci;
+	int err = 0;
+
+	ci = cs_malloc(cs);
+	if (!ci)
+		return gt_error(-ENOMEM, "out of memory");
+	while (!err && left) {
+		if (p >= pad)
+			break;
+		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
+			if (!exact && left < 16)	/* cut short */
+				break;
+			err = gt_error(-EINVAL,
+				       "%s: cannot decode the instruction at 0x%llx",
+				       fn->name, (unsigned long long)addr);
+			break;
+		}
+		if (ci->id == X86_INS_RET)
+			err = site_list__add(out, ci->address, EXIT_RET);
+		else if (ci->id == X86_INS_JMP &&
+			 jmp_leaves(&ci->detail->x86, entry, len))
+			err = site_list__add(out, ci->address, EXIT_TAIL_JMP);
+	}
+	cs_free(ci, 1);
+	return err;
+}
+
+/* With no known size: as much as the segment holds from ADDR, below *LEN
+ * (found by bisection). */
+static int read_to_segment_end(const struct elf_file *ef, uint64_t addr,
+			       size_t *len, const uint8_t **code)
+{
+	size_t lo = 0, hi = *len, mid;	/* lo readable, hi not */
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (elf_file__read_vaddr(ef, addr, mid, code))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	gt_error_clear();
+	*len = lo;
+	return lo ? elf_file__read_vaddr(ef, addr, lo, code) : -ERANGE;
+}
+
+int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
+		     struct exit_site **sites, size_t *n)
+{
+	struct site_list l = { 0 };
+	const uint8_t *code;
+	size_t len;
+	cs_err cerr;
+	csh cs;
+	int err;
+
+	*sites = NULL;
+	*n = 0;
+	if (bin->elf->machine == EM_AARCH64)
+		return gt_error(-ENOTSUP,
+				"%s: exits of arm64 code are not supported yet",
+				fn->name);
+	if (bin->elf->machine != EM_X86_64)
+		return gt_error(-ENOTSUP, "%s: unsupported machine %u",
+				fn->name, bin->elf->machine);
+	len = go_binary__func_span(bin, fn);
+	if (len > UINT64_MAX - fn->addr)
+		return gt_error(-EINVAL, "%s: code at 0x%llx wraps around",
+				fn->name, (unsigned long long)fn->addr);
+	err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
+	if (err && !fn->size)
+		err = read_to_segment_end(bin->elf, fn->addr, &len, &code);
+	if (err)
+		return gt_error(err, "cannot read the code of %s at 0x%llx",
+				fn->name, (unsigned long long)fn->addr);
+	cerr = cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
+	if (cerr != CS_ERR_OK)
+		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(cerr));
+	cerr = cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cerr != CS_ERR_OK) {
+		cs_close(&cs);
+		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(cerr));
+	}
+	err = sweep(cs, fn, code, len, fn->size != 0, &l);
+	cs_close(&cs);
+	if (err) {
+		free(l.v);
+		return err;
+	}
+	/* The sweep found them in address order. */
+	*sites = l.v;
+	*n = l.n;
+	return 0;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The counting probe site of a function (probe_site.h), found by
+ * disassembling its x86-64 code with capstone.
+ *
+ * What Linux x86 uprobes emulate instead of single-stepping out of line
+ * (arch/x86/kernel/uprobes.c, 6.x: branch_setup_xol_ops and
+ * push_setup_xol_ops; everything else is single-stepped):
+ *   - jmp rel8 (eb), jmp rel32 (e9), call rel32 (e8), jcc rel8 (70-7f) and
+ *     jcc rel32 (0f 80-8f), unless they carry a 0x66 prefix (refused);
+ *   - nop (90, also 66 90);
+ *   - push of a 64-bit register: 50-57, or 41 50-57 for r8-r15 (REX 0x41
+ *     only: 48 55 is single-stepped).
+ * Any instruction with a 26/2e/36/3e segment or an f0 lock prefix is
+ * refused outright (is_prefix_bad). Newer kernels emulate a few more
+ * (multi-byte nops); we do not rely on them. So the stack check's cmp
+ * (49 3b 66 10: REX.WB cmp 0x10(%r14),%rsp) is single-stepped and its jbe
+ * (76 xx or 0f 86 xx xx xx xx, X86_INS_JBE in capstone either way) is
+ * emulated.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <capstone/capstone.h>
+#include "core/error.h"
+#include "x86/probe_site.h"
+
+/* The stack check takes up to 9 instructions (go1.15 -buildmode=pie, frames
+ * over 4 KiB). */
+#define PROLOGUE_MAX_INSNS	12
+/* The morestack tail: spills, the call, reloads, the jmp back. */
+#define TAIL_MAX_INSNS		40
+
+/* EFLAGS bits */
+#define FLAG_CF	0x01
+#define FLAG_ZF	0x40
+
+enum insn_class {
+	INSN_PLAIN,	/* falls through to the next instruction */
+	INSN_JCC,
+	INSN_JMP,
+	INSN_CALL,
+	INSN_STOP,	/* ret, int3, ud2, hlt...: no fall-through we know */
+};
+
+struct insn {
+	uint64_t addr;
+	uint64_t next;		/* address of the following instruction */
+	unsigned int id;	/* X86_INS_* */
+	enum insn_class cls;
+	bool direct;		/* target is known (relative branch or call) */
+	uint64_t target;
+	bool emulated;
+};
+
+struct code {
+	csh cs;
+	cs_insn *ci;
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t entry;		/* address of bytes[0] */
+	probe_site_name_fn name_at;
+	void *ctx;
+};
+
+/* Does the kernel emulate this instruction (see the top of the file)? */
+static bool insn_bytes_emulated(const uint8_t *b, size_t n)
+{
+	bool opsize = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] == 0x26 || b[i] == 0x2e || b[i] == 0x36 ||
+		    b[i] == 0x3e || b[i] == 0xf0)
+			return false;
+		if (b[i] == 0x66)
+			opsize = true;
+		else if (b[i] != 0x64 && b[i] != 0x65 && b[i] != 0x67 &&
+			 b[i] != 0xf2 && b[i] != 0xf3)
+			break;
+	}
+	if ((n == 1 && b[0] == 0x90) || (n == 2 && b[0] == 0x66 && b[1] == 0x90))
+		return true;
+	if ((n == 1 && b[0] >= 0x50 && b[0] <= 0x57) ||
+	    (n == 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57))
+		return true;
+	if (opsize)
+		return false;
+	if (i < n && (b[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i >= n)
+		return false;
+	if (b[i] == 0xe8 || b[i] == 0xe9 || b[i] == 0xeb ||
+	    (b[i] >= 0x70 && b[i] <= 0x7f))
+		return true;
+	return b[i] == 0x0f && i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f;
+}
+
+static enum insn_class insn_classify(csh cs, const cs_insn *ci)
+{
+	if (cs_insn_group(cs, ci, X86_GRP_JUMP))
+		return ci->id == X86_INS_JMP ? INSN_JMP : INSN_JCC;
+	if (cs_insn_group(cs, ci, X86_GRP_CALL))
+		return INSN_CALL;
+	if (cs_insn_group(cs, ci, X86_GRP_RET) ||
+	    cs_insn_group(cs, ci, X86_GRP_INT) ||
+	    cs_insn_group(cs, ci, X86_GRP_IRET) ||
+	    ci->id == X86_INS_UD2 || ci->id == X86_INS_HLT)
+		return INSN_STOP;
+	return INSN_PLAIN;
+}
+
+/* Decode the instruction at ADDR. False when ADDR lies outside the code or
+ * its bytes are not an instruction. */
+static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
+{
+	const uint8_t *p;
+	const cs_x86 *x86;
+	uint64_t a = addr;
+	size_t n;
+
+	if (addr < c->entry || addr - c->entry >= c->len)
+		return false;
+	p = c->bytes + (addr - c->entry);
+	n = c->len - (addr - c->entry);
+	if (!cs_disasm_iter(c->cs, &p, &n, &a, c->ci))
+		return false;
+	x86 = &c->ci->detail->x86;
+	in->addr = addr;
+	in->next = a;
+	in->id = c->ci->id;
+	in->cls = insn_classify(c->cs, c->ci);
+	in->direct = (in->cls == INSN_JCC || in->cls == INSN_JMP ||
+		      in->cls == INSN_CALL) && x86->op_count == 1 &&
+		     x86->operands[0].type == X86_OP_IMM;
+	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
+	in->emulated = insn_bytes_emulated(c->ci->bytes, c->ci->size);
+	return true;
+}
+
+/* Does the block at ADDR call runtime.morestack* and then jump back to the
+ * entry, like the tail that Go's stack check branches to? */
+static bool code__is_morestack_tail(struct code *c, uint64_t addr)
+{
+	static const char prefix[] = "runtime.morestack";
+	bool called = false;
+	struct insn in;
+	const char *name;
+	int i;
+
+	for (i = 0; i < TAIL_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
+		if (in.cls == INSN_CALL) {
+			/* a bounds check's block calls runtime.panicIndex
+			 * first, and may fall into the morestack tail */
+			name = in.direct ? c->name_at(c->ctx, in.target) : NULL;
+			if (called || !name ||
+			    strncmp(name, prefix, sizeof(prefix) - 1))
+				return false;
+			called = true;
+		} else if (in.cls == INSN_JMP) {
+			return called && in.direct && in.target == c->entry;
+		} else if (in.cls == INSN_STOP) {
+			return false;
+		}
+		addr = in.next;
+	}
+	return false;
+}
+
+/* EFLAGS bits under which the conditional jump ID is taken, or 0 when we
+ * do not handle its condition. */
+static uint32_t jcc_taken_flags(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_JBE:
+		return FLAG_CF | FLAG_ZF;
+	case X86_INS_JB:
+		return FLAG_CF;
+	default:
+		return 0;
+	}
+}
+
+/* The last conditional jump of the prologue to the morestack tail. */
+static bool code__find_stack_check(struct code *c, struct probe_site *site)
+{
+	struct insn in, check = { 0 };
+	uint64_t addr = c->entry;
+	bool found = false;
+	int i;
+
+	for (i = 0; i < PROLOGUE_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
+		if (in.cls == INSN_JCC) {
+			if (in.direct && code__is_morestack_tail(c, in.target)) {
+				check = in;
+				found = true;
+			}
+		} else if (in.cls != INSN_PLAIN) {
+			break;
+		}
+		addr = in.next;
+	}
+	if (!found || !check.emulated || !jcc_taken_flags(check.id))
+		return false;
+	site->addr = check.addr;
+	site->skip_flags = jcc_taken_flags(check.id);
+	site->kind = PROBE_SITE_STACK_CHECK;
+	return true;
+}
+
+/* Does no branch or call of the function land in (entry, addr]? A branch
+ * to the entry itself re-runs the entry byte as well, so a site it
+ * reaches is no worse than the entry. Unknown targets (indirect jumps,
+ * undecodable bytes) count as landing there. */
+static bool code__runs_once_to(struct code *c, uint64_t addr)
+{
+	uint64_t a = c->entry;
+	struct insn in;
+
+	while (a - c->entry < c->len) {
+		if (!code__insn_at(c, a, &in))
+			return false;
+		if (in.cls == INSN_JMP || in.cls == INSN_JCC ||
+		    in.cls == INSN_CALL) {
+			if (!in.direct && in.cls != INSN_CALL)
+				return false;
+			if (in.direct && in.target > c->entry &&
+			    in.target <= addr)
+				return false;
+		}
+		a = in.next;
+	}
+	return true;
+}
+
+/* Without a stack check: the first emulated instruction of the
+ * straight-line entry block, if it runs exactly once per call. */
+static bool code__find_emulated(struct code *c, struct probe_site *site)
+{
+	uint64_t addr = c->entry;
+	struct insn in;
+
+	for (;;) {
+		if (!code__insn_at(c, addr, &in))
+			return false;
+		if (in.emulated)
+			break;
+		if (in.cls != INSN_PLAIN)
+			return false;
+		addr = in.next;
+	}
+	if (!code__runs_once_to(c, in.addr))
+		return false;
+	site->addr = in.addr;
+	site->skip_flags = 0;
+	site->kind = PROBE_SITE_EMULATED;
+	return true;
+}
+
+int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
+			   probe_site_name_fn name_at, void *ctx,
+			   struct probe_site *site)
+{
+	struct code c = {
+		.bytes = code, .len = len, .entry = addr,
+		.name_at = name_at, .ctx = ctx,
+	};
+	cs_err err;
+
+	site->addr = addr;
+	site->skip_flags = 0;
+	site->kind = PROBE_SITE_ENTRY;
+	if (!len)
+		return 0;
+	/* Every check below assumes addresses do not wrap. */
+	if (len > UINT64_MAX - addr)
+		return gt_error(-EINVAL, "code at 0x%llx wraps around",
+				(unsigned long long)addr);
+	err = cs_open(CS_ARCH_X86, CS_MODE_64, &c.cs);
+	if (err != CS_ERR_OK)
+		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(err));
+	err = cs_option(c.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (err != CS_ERR_OK) {
+		cs_close(&c.cs);
+		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(err));
+	}
+	c.ci = cs_malloc(c.cs);
+	if (!c.ci) {
+		cs_close(&c.cs);
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	if (!code__find_stack_check(&c, site))
+		code__find_emulated(&c, site);
+	cs_free(c.ci, 1);
+	cs_close(&c.cs);
+	return 0;
+}
+
+static const char *binary_name_at(void *ctx, uint64_t addr)
+{
+	const struct go_func *fn = go_binary__func_at(ctx, addr);
+
+	return fn ? fn->name : NULL;
+}
+
+int probe_site__for_entry(const struct go_binary *bin,
+			  const struct go_func *fn, struct probe_site *site)
+{
+	const uint8_t *code;
+	size_t len;
+	int err;
+
+	site->addr = fn->addr;
+	site->skip_flags = 0;
+	site->kind = PROBE_SITE_ENTRY;
+	if (bin->elf->machine != EM_X86_64)
+		return 0;
+	len = go_binary__func_span(bin, fn);
+	err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
+	/* With no known size, settle for what the segment holds. */
+	while (err && !fn->size && len > 16) {
+		len /= 2;
+		err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
+	}
+	if (err)
+		return gt_error(err, "cannot read the code of %s at 0x%llx",
+				fn->name, (unsigned long long)fn->addr);
+	return probe_site__choose_x86(code, len, fn->addr, binary_name_at,
+				      (void *)bin, site);
+}
+
+const char *probe_site_kind__str(enum probe_site_kind kind)
+{
+	switch (kind) {
+	case PROBE_SITE_ENTRY:
+		return "entry";
+	case PROBE_SITE_STACK_CHECK:
+		return "stack-check";
+	case PROBE_SITE_EMULATED:
+		return "emulated";
+	case PROBE_SITE_INLINE:
+		return "inline";
+	}
+	return "unknown";
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Can the kernel put a uprobe on this instruction? x86 uprobes refuse some
+ * instructions (int3, hlt, in/out, lock- or segment-prefixed ones...): an
+ * attach that includes one fails as a whole on a running process, and is
+ * silently skipped when the binary is mapped later. So sites are checked
+ * here first, by the rules of arch/x86/kernel/uprobes.c.
+ */
+#ifndef GOTOOLS_UPROBE_INSN_H
+#define GOTOOLS_UPROBE_INSN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "elf/elf_file.h"
+
+/* Is the instruction at ADDR of EF probeable? Instructions of other
+ * architectures than x86-64 are assumed to be. Unreadable or undecodable
+ * code is not probeable. */
+bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr);
+
+#endif
