@@ -50,19 +50,19 @@ lost() { sed -nE 's/^([0-9]+) events lost$/\1/p' "$1" | awk '{ n += $1 } END { p
 
 # ---- 5a. per call
 
-# Where gotrace probes main.f: "probe main.f at offset 0xOFF" from -v. The
+# Where gotrace probes main.f: "probe main.f at 0xADDR (KIND)" from -v; the
 # entry byte is at the same distance from it in the file as in memory.
 measure --log "$W/site.log" --target "$TRACELOOP -wait -n 1000" -- \
 	"${TO_FILE[@]}" /dev/null "$GOTRACE" -v -p '{pid}' "$PROBE" >/dev/null
-site_off=$(sed -nE 's/^probe main\.f at offset (0x[0-9a-f]+)$/\1/p' "$W/site.log")
-[[ -n $site_off ]] || die "gotrace -v printed no probe for main.f: $W/site.log"
-site_addr=
+site_addr=$(sed -nE 's/^probe main\.f at (0x[0-9a-f]+) \([a-z-]+\)$/\1/p' "$W/site.log")
+[[ -n $site_addr ]] || die "gotrace -v printed no probe for main.f: $W/site.log"
+site_off=
 while read -r type off va _ fsz _; do
-	if [[ $type == LOAD ]] && ((site_off >= off && site_off < off + fsz)); then
-		site_addr=$(printf '0x%x' $((site_off - off + va)))
+	if [[ $type == LOAD ]] && ((site_addr >= va && site_addr < va + fsz)); then
+		site_off=$(printf '0x%x' $((site_addr - va + off)))
 	fi
 done < <(readelf -lW "$TRACELOOP")
-[[ -n $site_addr ]] || die "file offset $site_off is not in a loaded segment of $TRACELOOP"
+[[ -n $site_off ]] || die "address $site_addr is not in a loaded segment of $TRACELOOP"
 entry_addr=0x$("$GO" tool nm "$TRACELOOP" | awk '$3 == "main.f" { print $1 }')
 [[ $entry_addr != 0x ]] || die "no main.f in $TRACELOOP"
 entry_off=$(printf '0x%x' $((entry_addr + site_off - site_addr)))

@@ -3,17 +3,13 @@
  * gofunclatency: time Go function calls, like bcc's funclatency.
  *
  * No uretprobes (they break when Go copies a stack). Each function gets an
- * entry probe where SP equals SP at entry (the stack check's jbe, counted
- * only when the jump to morestack is not taken; for gccgo the split-stack
- * prologue's jae/jb, counted always; or else the entry byte)
- * and one probe on each of its exits (every RET, every tail JMP), found by
- * disassembling its body (lib/x86/exit_sites.h). Calls are paired per
- * goroutine and stack depth in BPF, or for gccgo, whose stacks never move,
- * per SP at entry (see bpf/gofunclatency.bpf.c).
+ * entry probe and one probe on each of its exits, where lib/probe/
+ * call_sites.h puts them. Calls are paired per goroutine and stack depth in
+ * BPF, or for gccgo, whose stacks never move, per SP at entry (see
+ * bpf/gofunclatency.bpf.c).
  */
 #include <argp.h>
 #include <errno.h>
-#include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
-#include "x86/exit_sites.h"
+#include "probe/call_sites.h"
 #include "probe/func_probes.h"
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
@@ -142,167 +138,48 @@ static int row_find_or_add(struct latency_plan *p, const char *name)
 	return p->nrows++;
 }
 
-/*
- * Is g in R14 at every probe of FN? Only in register-ABI Go code, which
- * proves it by comparing SP against g.stackguard0 = 0x10(%r14) in its
- * stack check: `cmp 0x10(%r14),%rsp` (49 3b 66 10) or, for larger frames,
- * `cmp 0x10(%r14),%r12` (4d 3b 66 10) before the jbe at SITE. Anything
- * else (ABI0 assembly, Go <= 1.16, no stack check) reads g from TLS.
- */
-static bool g_in_r14(const struct go_binary *bin,
-		     const struct goroutine_layout *layout,
-		     const struct go_func *fn, const struct probe_site *site)
-{
-	const uint8_t *code;
-	size_t len, i;
-
-	if (!layout->regabi || site->kind != PROBE_SITE_STACK_CHECK ||
-	    site->addr <= fn->addr)
-		return false;
-	len = site->addr - fn->addr;
-	if (elf_file__read_vaddr(bin->elf, fn->addr, len, &code))
-		return false;
-	for (i = 0; i + 4 <= len; i++)
-		if ((code[i] == 0x49 || code[i] == 0x4d) && code[i + 1] == 0x3b &&
-		    code[i + 2] == 0x66 && code[i + 3] == 0x10)
-			return true;
-	return false;
-}
-
-/*
- * Do the instructions of FN before ADDR leave SP as it was at entry? They
- * must decode as straight-line code ending exactly at ADDR, with no jump,
- * call or return and nothing that writes RSP. Anything capstone cannot
- * show counts as no: the caller then probes the entry byte, which is
- * always right, only slower.
- */
-static bool sp_unchanged_before(const struct go_binary *bin,
-				const struct go_func *fn, uint64_t addr)
-{
-	const uint8_t *code;
-	size_t len = addr - fn->addr, size;
-	uint64_t pc = fn->addr;
-	cs_regs rd, wr;
-	uint8_t nrd, nwr, i;
-	cs_insn *insn;
-	bool ok = true;
-	csh cs;
-
-	if (addr <= fn->addr || elf_file__read_vaddr(bin->elf, fn->addr, len, &code))
-		return false;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return false;
-	insn = NULL;
-	if (cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(insn = cs_malloc(cs)))
-		ok = false;
-	size = len;
-	while (ok && size) {
-		if (!cs_disasm_iter(cs, &code, &size, &pc, insn) ||
-		    cs_insn_group(cs, insn, CS_GRP_JUMP) ||
-		    cs_insn_group(cs, insn, CS_GRP_CALL) ||
-		    cs_insn_group(cs, insn, CS_GRP_RET) ||
-		    cs_insn_group(cs, insn, CS_GRP_INT) ||
-		    cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
-			ok = false;
-			break;
-		}
-		for (i = 0; i < nwr; i++)
-			if (wr[i] == X86_REG_RSP || wr[i] == X86_REG_ESP ||
-			    wr[i] == X86_REG_SP || wr[i] == X86_REG_SPL)
-				ok = false;
-	}
-	ok = ok && pc == addr;
-	if (insn)
-		cs_free(insn, 1);
-	cs_close(&cs);
-	return ok;
-}
-
-/*
- * Where SP at the entry probe is SP at entry, as the exits see it. gc: the
- * stack check's jump (counted when not taken: morestack restarts the
- * function) or the entry byte. gccgo: the split-stack prologue runs once
- * per call (__morestack calls the body past it), so any site counted
- * always, before the first change of SP, will do: usually the emulated
- * jae/jb after `cmp %fs:0x70,%rsp`.
- */
-static bool entry_site_ok(const struct go_binary *bin, const struct go_func *fn,
-			  const struct probe_site *site)
-{
-	if (site->addr == fn->addr && !site->skip_flags)
-		return true;
-	if (!bin->is_gccgo)
-		return site->kind == PROBE_SITE_STACK_CHECK;
-	return !site->skip_flags && sp_unchanged_before(bin, fn, site->addr);
-}
-
 /* The entry probe and the exit probes of one function. Returns 1 when the
  * function has no exit (reported, left out), 0 when added. */
 static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
-			 const struct goroutine_layout *layout,
 			 const struct func_probe *p)
 {
-	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
-	struct probe_site site = p->site;
-	struct exit_site *exits = NULL;
-	uint64_t offset = p->offset, off;
-	size_t nexits = 0, i;
-	bool r14;
+	struct call_sites cs;
+	uint64_t flags;
+	size_t i;
 	int err, row;
 
-	if (!fn || fn->addr != p->func_addr)
-		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
-				(unsigned long long)p->func_addr);
-	/* An emulated site after a push sees another SP than the exits:
-	 * take the entry byte. */
-	if (!entry_site_ok(bin, fn, &site)) {
-		site = (struct probe_site){ .addr = fn->addr,
-					    .kind = PROBE_SITE_ENTRY };
-		err = elf_file__vaddr_to_offset(bin->elf, fn->addr, &offset);
-		if (err)
-			return gt_error(err, "%s: entry 0x%llx is not in the file",
-					p->name, (unsigned long long)fn->addr);
-	}
-	err = exit_sites__find(bin, fn, &exits, &nexits);
+	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS, &cs);
 	if (err)
-		return err;
-	if (!nexits) {
+		goto out;
+	if (!cs.nexits) {
 		fprintf(stderr, "%s: no return instruction, not traced\n",
 			p->name);
-		free(exits);
-		return 1;
+		err = 1;
+		goto out;
 	}
 	row = row_find_or_add(plan, p->name);
-	r14 = g_in_r14(bin, layout, fn, &site);
+	flags = cs.g == CALL_G_R14;
 	if (env.tool.verbose)
 		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
-			p->name, (unsigned long long)site.addr,
-			probe_site_kind__str(site.kind),
-			bin->is_gccgo ? "keyed by SP" :
-			r14 ? "g from R14" : "g from TLS");
-	err = uprobe_list__add(&plan->entries, offset,
-			      COOKIE_MAKE(row, site.skip_flags, r14));
-	for (i = 0; i < nexits && !err; i++) {
-		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
-		if (err) {
-			err = gt_error(err, "%s: exit 0x%llx is not in the file",
-				       p->name, (unsigned long long)exits[i].addr);
-			break;
-		}
+			p->name, (unsigned long long)cs.entry.addr,
+			probe_site_kind__str(cs.entry.kind), call_g__str(cs.g));
+	err = uprobe_list__add(&plan->entries, cs.entry_offset,
+			       COOKIE_MAKE(row, cs.entry.skip_flags, flags));
+	for (i = 0; i < cs.nexits && !err; i++) {
 		if (env.tool.verbose)
 			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
-				(unsigned long long)exits[i].addr,
-				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = uprobe_list__add(&plan->exits, off, COOKIE_MAKE(row, 0, r14));
+				(unsigned long long)cs.exits[i].addr,
+				exit_kind__str(cs.exits[i].kind));
+		err = uprobe_list__add(&plan->exits, cs.exits[i].offset,
+				       COOKIE_MAKE(row, 0, flags));
 	}
-	free(exits);
+out:
+	call_sites__free(&cs);
 	return err;
 }
 
 static int latency_plan__init(struct latency_plan *plan,
 			      const struct go_binary *bin,
-			      const struct goroutine_layout *layout,
 			      const struct func_probes *fp)
 {
 	size_t i, ninlined = 0;
@@ -317,7 +194,7 @@ static int latency_plan__init(struct latency_plan *plan,
 			ninlined++;
 			continue;
 		}
-		err = plan_function(plan, bin, layout, &fp->probes[i]);
+		err = plan_function(plan, bin, &fp->probes[i]);
 		if (err < 0)
 			return err;
 	}
@@ -529,7 +406,7 @@ int main(int argc, char **argv)
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);
 	if (!err)
-		err = latency_plan__init(&plan, target.bin, &layout, &fp);
+		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)
 		nhists = plan.nrows;
 	if (!err)

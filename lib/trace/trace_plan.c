@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "x86/exit_sites.h"
+#include "probe/call_sites.h"
 #include "goabi/go_abi.h"
 #include "trace/trace_plan.h"
 
@@ -785,56 +785,42 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	return err;
 }
 
-/* Where an entry probe of P sees SP at entry and the arguments in place:
- * gc's stack check (skipped when morestack is taken), else the entry. */
-static int entry_site(const struct go_binary *bin, const struct func_probe *p,
-		      uint64_t *offset, uint32_t *skip)
+/* The probes of one plan: its function's entry, or for r: every exit. */
+static int add_sites(struct trace_plan_set *s, const struct go_binary *bin,
+		     const struct trace_probe *probe, const struct func_probe *p,
+		     size_t idx, struct uprobe_list *sites)
 {
+	struct call_sites cs;
+	size_t i;
 	int err;
 
-	if ((!bin->is_gccgo && p->site.kind == PROBE_SITE_STACK_CHECK) ||
-	    (p->site.addr == p->func_addr && !p->site.skip_flags)) {
-		*offset = p->offset;
-		*skip = p->site.skip_flags;
-		return 0;
-	}
-	*skip = 0;
-	err = elf_file__vaddr_to_offset(bin->elf, p->func_addr, offset);
+	err = call_sites__find(bin, p, probe->ret ? CALL_SITES_EXITS :
+					CALL_SITES_ENTRY, &cs);
 	if (err)
-		return gt_error(err, "%s: entry 0x%llx is not in the file", p->name,
-				(unsigned long long)p->func_addr);
-	return 0;
-}
-
-static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
-		     const struct go_func *fn, const char *name, size_t idx,
-		     struct uprobe_list *sites)
-{
-	struct exit_site *exits = NULL;
-	size_t nexits = 0, i;
-	uint64_t off;
-	int err;
-
-	err = exit_sites__find(bin, fn, &exits, &nexits);
-	if (err)
-		return err;
-	if (!nexits)
-		fprintf(stderr, "%s: no return instruction, not traced\n", name);
-	for (i = 0; i < nexits && !err; i++) {
-		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
-		if (err) {
-			err = gt_error(err, "%s: exit 0x%llx is not in the file",
-				       name, (unsigned long long)exits[i].addr);
-			break;
-		}
+		goto out;
+	if (!probe->ret) {
 		if (s->verbose)
-			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", name,
-				(unsigned long long)exits[i].addr,
-				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = uprobe_list__add(sites, off, COOKIE_MAKE(idx, 0,
-				exits[i].kind == EXIT_TAIL_JMP));
+			fprintf(stderr, "probe %s at 0x%llx (%s)\n", p->name,
+				(unsigned long long)cs.entry.addr,
+				probe_site_kind__str(cs.entry.kind));
+		err = uprobe_list__add(sites, cs.entry_offset,
+				       COOKIE_MAKE(idx, cs.entry.skip_flags, 0));
+		goto out;
 	}
-	free(exits);
+	if (!cs.nexits)
+		fprintf(stderr, "%s: no return instruction, not traced\n",
+			p->name);
+	for (i = 0; i < cs.nexits && !err; i++) {
+		if (s->verbose)
+			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", p->name,
+				(unsigned long long)cs.exits[i].addr,
+				exit_kind__str(cs.exits[i].kind));
+		err = uprobe_list__add(sites, cs.exits[i].offset,
+				       COOKIE_MAKE(idx, 0,
+					cs.exits[i].kind == EXIT_TAIL_JMP));
+	}
+out:
+	call_sites__free(&cs);
 	return err;
 }
 
@@ -842,28 +828,14 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites)
 {
-	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
 	size_t idx = 0;
-	uint64_t off;
-	uint32_t skip;
 	int err;
 
-	if (!fn || fn->addr != p->func_addr)
-		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
-				(unsigned long long)p->func_addr);
-	err = plan_row(s, bin, dw, probe, p->name, fn->addr, &idx);
+	err = plan_row(s, bin, dw, probe, p->name, p->func_addr, &idx);
 	if (err)
 		return err;
 	s->rows[idx].bin = bin;
-	if (probe->ret)
-		return add_exits(s, bin, fn, p->name, idx, sites);
-	err = entry_site(bin, p, &off, &skip);
-	if (err)
-		return err;
-	if (s->verbose)
-		fprintf(stderr, "probe %s at offset 0x%llx\n", p->name,
-			(unsigned long long)off);
-	return uprobe_list__add(sites, off, COOKIE_MAKE(idx, skip, 0));
+	return add_sites(s, bin, probe, p, idx, sites);
 }
 
 void trace_row__value(const struct trace_row *row, size_t i,

@@ -183,3 +183,8 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 	*n = l.n;
 	return 0;
 }
+
+const char *exit_kind__str(enum exit_kind kind)
+{
+	return kind == EXIT_RET ? "ret" : "tail jmp";
+}

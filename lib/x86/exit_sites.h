@@ -33,4 +33,7 @@ struct exit_site {
 int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 		     struct exit_site **sites, size_t *n);
 
+/* "ret" or "tail jmp", for -v. */
+const char *exit_kind__str(enum exit_kind kind);
+
 #endif

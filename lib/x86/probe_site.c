@@ -51,6 +51,8 @@ struct insn {
 	bool direct;		/* target is known (relative branch or call) */
 	uint64_t target;
 	bool emulated;
+	bool writes_only_flags;	/* no register but EFLAGS changes */
+	bool cmp_stackguard_r14;	/* cmp against 0x10(%r14) */
 };
 
 struct code {
@@ -110,6 +112,39 @@ static enum insn_class insn_classify(csh cs, const cs_insn *ci)
 	return INSN_PLAIN;
 }
 
+/* Does CI write no register but EFLAGS? Unknown counts as no. */
+static bool insn_writes_only_flags(csh cs, const cs_insn *ci)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, i;
+
+	if (cs_regs_access(cs, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return false;
+	for (i = 0; i < nwr; i++)
+		if (wr[i] != X86_REG_EFLAGS)
+			return false;
+	return true;
+}
+
+/* Is CI `cmp 0x10(%r14),REG`: the stack check of register-ABI Go code,
+ * which compares against g.stackguard0 through g in R14? */
+static bool insn_cmp_stackguard_r14(const cs_insn *ci)
+{
+	const cs_x86 *x86 = &ci->detail->x86;
+	uint8_t i;
+
+	if (ci->id != X86_INS_CMP)
+		return false;
+	for (i = 0; i < x86->op_count; i++)
+		if (x86->operands[i].type == X86_OP_MEM &&
+		    x86->operands[i].mem.base == X86_REG_R14 &&
+		    x86->operands[i].mem.index == X86_REG_INVALID &&
+		    x86->operands[i].mem.segment == X86_REG_INVALID &&
+		    x86->operands[i].mem.disp == 0x10)
+			return true;
+	return false;
+}
+
 /* Decode the instruction at ADDR. False when ADDR lies outside the code or
  * its bytes are not an instruction. */
 static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
@@ -135,6 +170,8 @@ static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
 		     x86->operands[0].type == X86_OP_IMM;
 	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
 	in->emulated = insn_bytes_emulated(c->ci->bytes, c->ci->size);
+	in->writes_only_flags = insn_writes_only_flags(c->cs, c->ci);
+	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(c->ci);
 	return true;
 }
 
@@ -181,12 +218,14 @@ static uint32_t jcc_taken_flags(unsigned int id)
 	}
 }
 
-/* The last conditional jump of the prologue to the morestack tail. */
+/* The last conditional jump of the prologue to the morestack tail. The
+ * prologue before it writes flags and a scratch register only (Go's
+ * stack check, in every version), so the jump sees the entry state. */
 static bool code__find_stack_check(struct code *c, struct probe_site *site)
 {
 	struct insn in, check = { 0 };
 	uint64_t addr = c->entry;
-	bool found = false;
+	bool found = false, r14 = false, r14_before = false;
 	int i;
 
 	for (i = 0; i < PROLOGUE_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
@@ -194,10 +233,12 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 			if (in.direct && code__is_morestack_tail(c, in.target)) {
 				check = in;
 				found = true;
+				r14_before = r14;
 			}
 		} else if (in.cls != INSN_PLAIN) {
 			break;
 		}
+		r14 |= in.cmp_stackguard_r14;
 		addr = in.next;
 	}
 	if (!found || !check.emulated || !jcc_taken_flags(check.id))
@@ -205,6 +246,8 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	site->addr = check.addr;
 	site->skip_flags = jcc_taken_flags(check.id);
 	site->kind = PROBE_SITE_STACK_CHECK;
+	site->at_entry_state = true;
+	site->g_in_r14 = r14_before;
 	return true;
 }
 
@@ -238,6 +281,7 @@ static bool code__runs_once_to(struct code *c, uint64_t addr)
 static bool code__find_emulated(struct code *c, struct probe_site *site)
 {
 	uint64_t addr = c->entry;
+	bool only_flags = true;
 	struct insn in;
 
 	for (;;) {
@@ -247,6 +291,7 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 			break;
 		if (in.cls != INSN_PLAIN)
 			return false;
+		only_flags &= in.writes_only_flags;
 		addr = in.next;
 	}
 	if (!code__runs_once_to(c, in.addr))
@@ -254,7 +299,17 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 	site->addr = in.addr;
 	site->skip_flags = 0;
 	site->kind = PROBE_SITE_EMULATED;
+	site->at_entry_state = only_flags;
 	return true;
+}
+
+void probe_site__init_entry(struct probe_site *site, uint64_t entry)
+{
+	*site = (struct probe_site){
+		.addr = entry,
+		.kind = PROBE_SITE_ENTRY,
+		.at_entry_state = true,
+	};
 }
 
 int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
@@ -267,9 +322,7 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 	};
 	cs_err err;
 
-	site->addr = addr;
-	site->skip_flags = 0;
-	site->kind = PROBE_SITE_ENTRY;
+	probe_site__init_entry(site, addr);
 	if (!len)
 		return 0;
 	/* Every check below assumes addresses do not wrap. */
@@ -310,9 +363,7 @@ int probe_site__for_entry(const struct go_binary *bin,
 	size_t len;
 	int err;
 
-	site->addr = fn->addr;
-	site->skip_flags = 0;
-	site->kind = PROBE_SITE_ENTRY;
+	probe_site__init_entry(site, fn->addr);
 	if (bin->elf->machine != EM_X86_64)
 		return 0;
 	len = go_binary__func_span(bin, fn);

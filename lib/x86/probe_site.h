@@ -13,6 +13,7 @@
 #ifndef GOTOOLS_PROBE_SITE_H
 #define GOTOOLS_PROBE_SITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
 
@@ -28,12 +29,27 @@ struct probe_site {
 	/* Count a hit only when (eflags & skip_flags) == 0; 0 counts all. */
 	uint32_t skip_flags;
 	enum probe_site_kind kind;
+	/*
+	 * SP and every register that can carry an argument hold what they
+	 * held at entry: the entry byte; the stack check's jump (its
+	 * prologue writes only flags and a scratch register: R12, or CX in
+	 * Go <= 1.16, whose ABI0 passes nothing in registers); an emulated
+	 * site that only flag-setting instructions precede.
+	 */
+	bool at_entry_state;
+	/* The stack check compares against 0x10(%r14), g.stackguard0: this
+	 * is register-ABI Go code, where R14 holds g at every instruction. */
+	bool g_in_r14;
 };
 
 /* Choose the counting site of FN. Returns 0, or a negative errno when the
  * code cannot be read. */
 int probe_site__for_entry(const struct go_binary *bin,
 			  const struct go_func *fn, struct probe_site *site);
+
+/* The entry byte at ENTRY: always right, single-stepped, and run again
+ * each time morestack restarts the function. */
+void probe_site__init_entry(struct probe_site *site, uint64_t entry);
 
 const char *probe_site_kind__str(enum probe_site_kind kind);
 

@@ -83,6 +83,35 @@ TEST(small_frame_stack_check)
 	CHECK_EQ_INT(s.addr, ENTRY + 4);
 	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 	CHECK_EQ_INT(s.skip_flags, 0x41);
+	CHECK(s.at_entry_state);
+	CHECK(s.g_in_r14);
+}
+
+/*
+ * Go 1.15: g from TLS into CX, then the same check.
+ *  0: 64 48 8b 0c 25 f8 ff ff ff   mov %fs:0xfffffffffffffff8,%rcx
+ *  9: 48 3b 61 10                  cmp 0x10(%rcx),%rsp
+ *  d: 76 04                        jbe 13
+ *  f: 55 5d c3 cc                  push %rbp; pop %rbp; ret; int3
+ * 13: call morestack; jmp entry
+ */
+TEST(tls_stack_check_has_no_g_in_r14)
+{
+	static const uint8_t head[] = {
+		0x64, 0x48, 0x8b, 0x0c, 0x25, 0xf8, 0xff, 0xff, 0xff,
+		0x48, 0x3b, 0x61, 0x10, 0x76, 0x04, 0x55, 0x5d, 0xc3, 0xcc,
+	};
+	uint8_t c[64];
+	struct probe_site s;
+
+	memcpy(c, head, sizeof(head));
+	put_rel32(c, 0x13, 0xe8, MORESTACK);
+	put_rel32(c, 0x18, 0xe9, ENTRY);
+	s = choose(c, 0x1d);
+	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
+	CHECK_EQ_INT(s.addr, ENTRY + 0xd);
+	CHECK(s.at_entry_state);
+	CHECK(!s.g_in_r14);
 }
 
 TEST(tail_without_morestack_is_not_a_stack_check)
@@ -159,6 +188,9 @@ TEST(large_frame_last_jcc_wins)
 	CHECK_EQ_INT(s.addr, ENTRY + 0x14);
 	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 	CHECK_EQ_INT(s.skip_flags, 0x41);
+	/* R12 is the prologue's scratch: no argument lives there */
+	CHECK(s.at_entry_state);
+	CHECK(s.g_in_r14);
 
 }
 
@@ -207,11 +239,16 @@ TEST(push_encodings)
 	s = choose(push_r13, sizeof(push_r13));
 	CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(s.addr, ENTRY + 3);
+	/* the mov changed RAX: arguments are not as at entry there */
+	CHECK(!s.at_entry_state);
 	s = choose(push_w, sizeof(push_w));
 	CHECK_EQ_INT(s.kind, PROBE_SITE_ENTRY);
+	CHECK(s.at_entry_state);
 	s = choose(push_first, sizeof(push_first));
 	CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(s.addr, ENTRY);
+	CHECK(s.at_entry_state);
+	CHECK(!s.g_in_r14);
 }
 
 TEST(site_reached_by_a_branch_is_refused)
@@ -268,6 +305,9 @@ TEST(gccgo_split_stack)
 	CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(s.addr, ENTRY + 9);
 	CHECK_EQ_INT(s.skip_flags, 0);
+	/* the cmp sets flags only: SP and arguments as at entry */
+	CHECK(s.at_entry_state);
+	CHECK(!s.g_in_r14);
 }
 
 TEST(truncated_and_garbage_code)
@@ -715,6 +755,7 @@ TEST(fixture_gccgo)
 int main(void)
 {
 	RUN(small_frame_stack_check);
+	RUN(tls_stack_check_has_no_g_in_r14);
 	RUN(tail_without_morestack_is_not_a_stack_check);
 	RUN(tail_not_back_to_entry_is_not_a_stack_check);
 	RUN(near_jbe_and_other_conditions);

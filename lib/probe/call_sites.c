@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* Where a call begins and ends (call_sites.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "probe/call_sites.h"
+
+static int find_entry(const struct go_binary *bin, const struct go_func *fn,
+		      const struct func_probe *p, struct call_sites *cs)
+{
+	int err;
+
+	if (p->site.at_entry_state) {
+		cs->entry = p->site;
+		cs->entry_offset = p->offset;
+	} else {
+		probe_site__init_entry(&cs->entry, fn->addr);
+		err = elf_file__vaddr_to_offset(bin->elf, fn->addr,
+						&cs->entry_offset);
+		if (err)
+			return gt_error(err, "%s: entry 0x%llx is not in the file",
+					p->name, (unsigned long long)fn->addr);
+	}
+	/* R14 is g in register-ABI code only, which its stack check proves;
+	 * the ABI check keeps a binary whose version is unknown on TLS. */
+	if (bin->is_gccgo)
+		cs->g = CALL_G_NONE;
+	else if (bin->abi == GO_ABI_REGISTER && p->site.g_in_r14)
+		cs->g = CALL_G_R14;
+	else
+		cs->g = CALL_G_TLS;
+	return 0;
+}
+
+static int find_exits(const struct go_binary *bin, const struct go_func *fn,
+		      const char *name, struct call_sites *cs)
+{
+	struct exit_site *exits = NULL;
+	size_t n = 0, i;
+	int err;
+
+	err = exit_sites__find(bin, fn, &exits, &n);
+	if (err)
+		return err;
+	if (n) {
+		cs->exits = calloc(n, sizeof(*cs->exits));
+		if (!cs->exits) {
+			free(exits);
+			return gt_error(-ENOMEM, "out of memory");
+		}
+	}
+	for (i = 0; i < n; i++) {
+		cs->exits[i].addr = exits[i].addr;
+		cs->exits[i].kind = exits[i].kind;
+		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr,
+						&cs->exits[i].offset);
+		if (err) {
+			err = gt_error(err, "%s: exit 0x%llx is not in the file",
+				       name, (unsigned long long)exits[i].addr);
+			break;
+		}
+	}
+	cs->nexits = err ? 0 : n;
+	free(exits);
+	return err;
+}
+
+int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
+		     unsigned int want, struct call_sites *out)
+{
+	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (p->inlined || !fn || fn->addr != p->func_addr)
+		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
+				(unsigned long long)p->func_addr);
+	if (want & CALL_SITES_ENTRY)
+		err = find_entry(bin, fn, p, out);
+	if (!err && (want & CALL_SITES_EXITS))
+		err = find_exits(bin, fn, p->name, out);
+	return err;
+}
+
+void call_sites__free(struct call_sites *cs)
+{
+	free(cs->exits);
+	memset(cs, 0, sizeof(*cs));
+}
+
+const char *call_g__str(enum call_g g)
+{
+	switch (g) {
+	case CALL_G_R14:
+		return "g from R14";
+	case CALL_G_TLS:
+		return "g from TLS";
+	case CALL_G_NONE:
+		return "keyed by SP";
+	}
+	return "unknown";
+}

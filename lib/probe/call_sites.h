@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where a call of a Go function begins and where it ends: the one place
+ * that decides it for every tool that reads arguments at entry or pairs
+ * an entry with a return (gofunclatency, gotrace, gofuncgraph).
+ *
+ * The entry is passed exactly once per call, with SP and the argument
+ * registers as they were at entry: the function's counting site
+ * (x86/probe_site.h) when it keeps that state (the stack check's jump,
+ * skipped when morestack restarts the function; an emulated instruction
+ * that only flag-setting code precedes), else the entry byte.
+ *
+ * The exits are every RET and every tail JMP of the body (x86/exit_sites.h).
+ * Never a uretprobe: it rewrites the return address on the stack, and Go
+ * copies stacks. Each exit sees SP as the entry saw it (the return address
+ * on top), so an entry and its exit pair by goroutine and stack depth.
+ *
+ * g: in R14 at the entry and at every exit of register-ABI Go code (its
+ * stack check compares against g.stackguard0 through R14); in the thread's
+ * TLS slot in other gc code; nowhere BPF reads it in gccgo code, whose
+ * calls are told apart by SP alone (its stacks never move).
+ */
+#ifndef GOTOOLS_CALL_SITES_H
+#define GOTOOLS_CALL_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gobin/go_binary.h"
+#include "probe/func_probes.h"
+#include "x86/exit_sites.h"
+#include "x86/probe_site.h"
+
+enum call_g {
+	CALL_G_TLS,	/* gc: g = *(fsbase + the layout's TLS offset) */
+	CALL_G_R14,	/* gc register-ABI code: g = R14 */
+	CALL_G_NONE,	/* gccgo: no g that BPF reads */
+};
+
+struct call_exit {
+	uint64_t addr;		/* virtual address of the RET or JMP */
+	uint64_t offset;	/* its file offset, for uprobes */
+	enum exit_kind kind;
+};
+
+struct call_sites {
+	struct probe_site entry;
+	uint64_t entry_offset;	/* file offset of entry.addr */
+	enum call_g g;
+	struct call_exit *exits;	/* by address; NULL unless asked for */
+	size_t nexits;
+};
+
+enum call_sites_want {
+	CALL_SITES_ENTRY = 1,
+	CALL_SITES_EXITS = 2,
+};
+
+/*
+ * The sites of the function of P (an out-of-line function, not an inlined
+ * copy), as WANT asks: its entry, its exits, or both. A function that
+ * never returns yields nexits = 0; the caller reports it. Returns 0, or a
+ * negative errno with a reason naming the function (its code cannot be
+ * read or decoded, an address outside the file). Call call_sites__free()
+ * in both cases.
+ */
+int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
+		     unsigned int want, struct call_sites *out);
+void call_sites__free(struct call_sites *cs);
+
+/* "g from R14", "g from TLS", "keyed by SP" (gccgo), for -v. */
+const char *call_g__str(enum call_g g);
+
+#endif
