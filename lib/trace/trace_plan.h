@@ -6,15 +6,14 @@
  *
  * Types come from DWARF when the binary has it (every parameter, named,
  * with struct fields and pointers to follow), else from the format string
- * (trace_probe__types()); lib/go_abi places them for the binary's calling
- * convention. An expression (r.URL.Path, len(b)) becomes words read in
+ * (trace_probe__types()); goabi/go_abi.h places them for the binary's
+ * calling convention. An expression (r.URL.Path, len(b)) becomes words read in
  * order: a register, a stack slot, or memory off an earlier word, which is
  * how a pointer is followed.
  *
- * Entry probes sit where SP is still SP at entry (the stack check's jump,
- * counted only when morestack is not taken, or the entry byte); r: probes
- * sit on every RET and tail JMP (lib/x86/exit_sites.h), never on a uretprobe:
- * Go copies stacks.
+ * Entry probes and r: probes sit where probe/call_sites.h says a call
+ * begins (SP and the arguments as at entry) and ends (every RET and tail
+ * JMP; never a uretprobe: Go copies stacks).
  */
 #ifndef GOTOOLS_TRACE_PLAN_H
 #define GOTOOLS_TRACE_PLAN_H
