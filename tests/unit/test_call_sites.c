@@ -28,18 +28,8 @@
 #include "gobin/go_binary.h"
 #include "probe/call_sites.h"
 #include "probe/func_probes.h"
+#include "objdump.h"
 #include "test.h"
-
-struct line {
-	uint64_t addr;
-	char mn[16];
-	char ops[80];
-};
-
-struct listing {
-	struct line *v;
-	size_t n, cap;
-};
 
 struct segment {
 	uint64_t off, vaddr, filesz;
@@ -49,77 +39,6 @@ struct segments {
 	struct segment v[16];
 	size_t n;
 };
-
-/* "  49dda0:\tmov    %fs:0xfffffffffffffff8,%rcx" */
-static bool parse_line(const char *s, struct line *l)
-{
-	char *end;
-	size_t w;
-
-	while (*s == ' ')
-		s++;
-	l->addr = strtoull(s, &end, 16);
-	if (end == s || end[0] != ':' || end[1] != '\t')
-		return false;
-	s = end + 2;
-	/* prefixes are words of their own: keep the instruction */
-	while (!strncmp(s, "bnd ", 4) || !strncmp(s, "notrack ", 8) ||
-	       !strncmp(s, "rep ", 4) || !strncmp(s, "repz ", 5) ||
-	       !strncmp(s, "lock ", 5))
-		s += strcspn(s, " ") + 1;
-	w = strcspn(s, " \n");
-	snprintf(l->mn, sizeof(l->mn), "%.*s", (int)w, s);
-	s += w + strspn(s + w, " ");
-	snprintf(l->ops, sizeof(l->ops), "%.*s", (int)strcspn(s, "\n#<"), s);
-	/* objdump pads before a comment */
-	w = strlen(l->ops);
-	while (w && l->ops[w - 1] == ' ')
-		l->ops[--w] = '\0';
-	return true;
-}
-
-static bool listing_load(struct listing *l, const char *path)
-{
-	char cmd[4200], buf[1024];
-	struct line line;
-	FILE *f;
-
-	memset(l, 0, sizeof(*l));
-	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn '%s'", path);
-	f = popen(cmd, "r");
-	if (!f)
-		return false;
-	while (fgets(buf, sizeof(buf), f)) {
-		if (!parse_line(buf, &line))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 4096;
-			struct line *v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				break;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = line;
-	}
-	return pclose(f) == 0 && l->n > 0;
-}
-
-static long listing_find(const struct listing *l, uint64_t addr)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->n && l->v[lo].addr == addr ? (long)lo : -1;
-}
 
 static bool segments_load(struct segments *s, const char *path)
 {
@@ -166,7 +85,7 @@ static bool is_jmp(const char *mn)
 }
 
 /* An instruction x86 uprobes emulate, by objdump's name for it. */
-static bool is_emulated(const struct line *l)
+static bool is_emulated(const struct objdump_line *l)
 {
 	return (l->mn[0] == 'j' && strcmp(l->mn, "jmpq")) ||
 	       starts(l->mn, "call") || starts(l->mn, "nop") ||
@@ -176,7 +95,7 @@ static bool is_emulated(const struct line *l)
 
 /* The register an instruction writes, "" for none but flags, or NULL
  * when it moves SP. */
-static const char *written_reg(const struct line *l)
+static const char *written_reg(const struct objdump_line *l)
 {
 	const char *comma;
 
@@ -200,12 +119,12 @@ struct tally {
 	size_t funcs, r14, exits, entry_kind[4];
 };
 
-static bool check_entry(const char *name, const struct listing *l,
+static bool check_entry(const char *name, const struct objdump_listing *l,
 			const struct segments *seg, int minor,
 			const struct go_func *fn, const struct call_sites *cs,
 			struct tally *t)
 {
-	long first = listing_find(l, fn->addr), at = listing_find(l, cs->entry.addr);
+	long first = objdump_listing__find(l, fn->addr), at = objdump_listing__find(l, cs->entry.addr);
 	bool r14 = false, abi0 = false, ok = true;
 	const char *w;
 	long k;
@@ -226,7 +145,7 @@ static bool check_entry(const char *name, const struct listing *l,
 	for (k = first; k < at; k++)
 		abi0 |= strstr(l->v[k].ops, "%fs:") != NULL;
 	for (k = first; k < at; k++) {
-		const struct line *in = &l->v[k];
+		const struct objdump_line *in = &l->v[k];
 
 		r14 |= starts(in->mn, "cmp") && strstr(in->ops, "0x10(%r14)");
 		w = written_reg(in);
@@ -254,18 +173,18 @@ static bool check_entry(const char *name, const struct listing *l,
 	return ok;
 }
 
-static bool check_exits(const char *name, const struct listing *l,
+static bool check_exits(const char *name, const struct objdump_listing *l,
 			const struct segments *seg, const struct go_func *fn,
 			const struct call_sites *cs, struct tally *t)
 {
-	long first = listing_find(l, fn->addr), k, at;
+	long first = objdump_listing__find(l, fn->addr), k, at;
 	size_t i, nrets = 0, found = 0;
 	bool ok = true;
 
 	for (i = 0; i < cs->nexits; i++) {
 		const struct call_exit *e = &cs->exits[i];
 
-		at = listing_find(l, e->addr);
+		at = objdump_listing__find(l, e->addr);
 		if (at < 0 || e->addr < fn->addr ||
 		    (fn->size && e->addr >= fn->addr + fn->size) ||
 		    !(e->kind == EXIT_RET ? is_ret(l->v[at].mn) : is_jmp(l->v[at].mn)) ||
@@ -295,7 +214,7 @@ static bool check_exits(const char *name, const struct listing *l,
  * calls a vector or mask one? Capstone 4.0 does not know some AVX-512
  * encodings (Go 1.27's runtime.asyncPreempt and AVX-512 scanning): the
  * function is refused with a reason, never guessed at. */
-static bool undecodable_vector(const struct listing *l, const char *reason)
+static bool undecodable_vector(const struct objdump_listing *l, const char *reason)
 {
 	const char *at = strstr(reason, "cannot decode the instruction at 0x");
 	unsigned long long addr;
@@ -304,7 +223,7 @@ static bool undecodable_vector(const struct listing *l, const char *reason)
 	if (!at || sscanf(at, "cannot decode the instruction at 0x%llx",
 			  &addr) != 1)
 		return false;
-	k = listing_find(l, addr);
+	k = objdump_listing__find(l, addr);
 	return k >= 0 && (l->v[k].mn[0] == 'v' || l->v[k].mn[0] == 'k');
 }
 
@@ -317,7 +236,7 @@ static void check_fixture(const char *fixture, int minor)
 	struct segments seg;
 	struct go_binary *bin;
 	struct call_sites cs;
-	struct listing l;
+	struct objdump_listing l;
 	size_t i, bad = 0;
 
 	if (go_binary__open(path, &bin)) {
@@ -325,7 +244,7 @@ static void check_fixture(const char *fixture, int minor)
 		CHECK(!"fixture opens");
 		return;
 	}
-	CHECK(listing_load(&l, path));
+	CHECK(objdump_listing__load(&l, path, NULL));
 	CHECK(segments_load(&seg, path));
 	CHECK_EQ_INT(func_probes__collect(bin, "*", false, &fp), 0);
 	for (i = 0; i < fp.n && bad < 20; i++) {
@@ -362,7 +281,7 @@ static void check_fixture(const char *fixture, int minor)
 		CHECK(t.entry_kind[PROBE_SITE_STACK_CHECK] > t.funcs / 3);
 	else
 		CHECK(t.entry_kind[PROBE_SITE_EMULATED] > 10);
-	free(l.v);
+	objdump_listing__free(&l);
 	func_probes__free(&fp);
 	go_binary__close(bin);
 }

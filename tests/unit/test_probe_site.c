@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "gobin/go_binary.h"
 #include "x86/probe_site.h"
+#include "objdump.h"
 #include "test.h"
 
 #define ENTRY 0x401000ull
@@ -360,107 +361,21 @@ enum {
 	MARK_REG = 16,		/* the only operand is a register */
 };
 
-struct line {
-	uint64_t addr;
-	uint64_t target;
-	bool has_target;
-	uint8_t marks;
-	char mn[12];
-};
-
-struct listing {
-	struct line *v;
-	size_t n, cap;
-};
-
 struct addrs {
 	uint64_t v[16];
 	size_t n;
 };
 
-/* Parse one line of `objdump -d --no-show-raw-insn`:
- * "  49dda0:\tmov    %fs:0xfffffffffffffff8,%rcx". */
-static bool parse_line(const char *s, struct line *l)
+/* What the operands of LN read or are. */
+static uint8_t line_marks(const struct objdump_line *ln)
 {
-	static const char *const prefixes[] = { "lock", "rep", "repz", "repnz",
-						"repe", "repne", "bnd",
-						"notrack" };
-	const char *ops;
-	char *end;
-	size_t i, w;
+	const char *ops = ln->ops;
 
-	while (*s == ' ')
-		s++;
-	l->addr = strtoull(s, &end, 16);
-	if (end == s || end[0] != ':' || end[1] != '\t')
-		return false;
-	s = end + 2;
-	for (;;) {
-		w = strcspn(s, " \n");
-		for (i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
-			if (strlen(prefixes[i]) == w &&
-			    !strncmp(s, prefixes[i], w))
-				break;
-		if (i == sizeof(prefixes) / sizeof(*prefixes))
-			break;
-		s += w + strspn(s + w, " ");
-	}
-	snprintf(l->mn, sizeof(l->mn), "%.*s", (int)w, s);
-	ops = s + w + strspn(s + w, " ");
-	l->marks = (strstr(ops, "%fs:") ? MARK_FS : 0) |
-		   (strstr(ops, "(%r14)") ? MARK_R14 : 0) |
-		   (strstr(ops, "%fs:0x70") ? MARK_FS70 : 0) |
-		   (!strncmp(ops, "%ax,%ax\n", 8) ? MARK_NOP2 : 0) |
-		   (ops[0] == '%' && !strpbrk(ops, ",(:") ? MARK_REG : 0);
-	l->target = strtoull(ops, &end, 16);
-	l->has_target = end != ops && (*end == ' ' || *end == '\n' ||
-				       *end == '\0');
-	return true;
-}
-
-static bool listing_load(struct listing *l, const char *path)
-{
-	char cmd[4200], buf[1024];
-	struct line line;
-	FILE *f;
-
-	memset(l, 0, sizeof(*l));
-	snprintf(cmd, sizeof(cmd),
-		 "objdump -d --no-show-raw-insn -j .text '%s'", path);
-	f = popen(cmd, "r");
-	if (!f)
-		return false;
-	while (fgets(buf, sizeof(buf), f)) {
-		if (!parse_line(buf, &line))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 4096;
-			struct line *v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				break;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = line;
-	}
-	return pclose(f) == 0 && l->n > 0;
-}
-
-/* Index of the line at ADDR, or -1. */
-static long listing_find(const struct listing *l, uint64_t addr)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < l->n && l->v[lo].addr == addr ? (long)lo : -1;
+	return (strstr(ops, "%fs:") ? MARK_FS : 0) |
+	       (strstr(ops, "(%r14)") ? MARK_R14 : 0) |
+	       (strstr(ops, "%fs:0x70") ? MARK_FS70 : 0) |
+	       (!strcmp(ops, "%ax,%ax") ? MARK_NOP2 : 0) |
+	       (ops[0] == '%' && !strpbrk(ops, ",(:") ? MARK_REG : 0);
 }
 
 static bool addrs_load_morestack(struct addrs *a, const char *path)
@@ -499,15 +414,15 @@ static bool is_jcc(const char *mn)
 
 /* Does the block at TARGET call runtime.morestack* (and nothing else) and
  * jump to ENTRY? */
-static bool truth_is_tail(const struct listing *l, const struct addrs *ms,
+static bool truth_is_tail(const struct objdump_listing *l, const struct addrs *ms,
 			  uint64_t target, uint64_t entry)
 {
-	long i = listing_find(l, target);
+	long i = objdump_listing__find(l, target);
 	bool called = false;
 	int k;
 
 	for (k = 0; i >= 0 && (size_t)i < l->n && k < 40; i++, k++) {
-		const struct line *ln = &l->v[i];
+		const struct objdump_line *ln = &l->v[i];
 
 		/* a bounds check's block calls panicIndex first and may
 		 * fall into the tail: not a tail itself */
@@ -526,7 +441,7 @@ static bool truth_is_tail(const struct listing *l, const struct addrs *ms,
 
 /* The last prologue jcc of the function at line index I to a morestack
  * tail, as a line index, or -1. */
-static long truth_stack_check(const struct listing *l, const struct addrs *ms,
+static long truth_stack_check(const struct objdump_listing *l, const struct addrs *ms,
 			      long i)
 {
 	uint64_t entry = l->v[i].addr;
@@ -546,26 +461,26 @@ static long truth_stack_check(const struct listing *l, const struct addrs *ms,
 	return last;
 }
 
-static bool is_emulated(const struct line *ln)
+static bool is_emulated(const struct objdump_line *ln)
 {
 	const char *mn = ln->mn;
 
 	if (!strcmp(mn, "push"))
-		return ln->marks & MARK_REG;
+		return line_marks(ln) & MARK_REG;
 	if (!strcmp(mn, "call") || !strcmp(mn, "jmp") || is_jcc(mn))
 		return ln->has_target;
 	return !strcmp(mn, "nop") ||
-	       (!strcmp(mn, "xchg") && (ln->marks & MARK_NOP2));
+	       (!strcmp(mn, "xchg") && (line_marks(ln) & MARK_NOP2));
 }
 
 /* Does no branch of [entry, end) land in (entry, site]? */
-static bool truth_runs_once(const struct listing *l, long i, uint64_t end,
+static bool truth_runs_once(const struct objdump_listing *l, long i, uint64_t end,
 			    uint64_t site)
 {
 	uint64_t entry = l->v[i].addr;
 
 	for (; (size_t)i < l->n && l->v[i].addr < end; i++) {
-		const struct line *ln = &l->v[i];
+		const struct objdump_line *ln = &l->v[i];
 
 		if (!strcmp(ln->mn, "jmp") && !ln->has_target)
 			return false;
@@ -584,7 +499,7 @@ struct sweep {
 /* Check the site of FN against the listing; returns false on a mismatch
  * (after reporting it). */
 static bool check_func(const char *fixture, const struct go_binary *bin,
-		       const struct go_func *fn, const struct listing *l,
+		       const struct go_func *fn, const struct objdump_listing *l,
 		       const struct addrs *ms, int minor, struct sweep *sw)
 {
 	struct probe_site s;
@@ -597,10 +512,10 @@ static bool check_func(const char *fixture, const struct go_binary *bin,
 			gt_last_error());
 		return false;
 	}
-	i = listing_find(l, fn->addr);
+	i = objdump_listing__find(l, fn->addr);
 	if (i < 0)		/* not in .text (e.g. in another section) */
 		return true;
-	at = listing_find(l, s.addr);
+	at = objdump_listing__find(l, s.addr);
 	chk = truth_stack_check(l, ms, i);
 	if (chk >= 0 && (!strcmp(l->v[chk].mn, "jbe") ||
 			 !strcmp(l->v[chk].mn, "jb"))) {
@@ -613,7 +528,7 @@ static bool check_func(const char *fixture, const struct go_binary *bin,
 		long k;
 
 		for (k = i; k < chk; k++)
-			g |= l->v[k].marks;
+			g |= line_marks(&l->v[k]);
 		ok = s.kind == PROBE_SITE_STACK_CHECK &&
 		     s.addr == l->v[chk].addr && s.skip_flags == want &&
 		     (g & g_want);
@@ -650,7 +565,7 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 	char path[4096], sympath[4096];
 	struct sweep sw = { 0 };
 	struct go_binary *bin;
-	struct listing l;
+	struct objdump_listing l;
 	struct addrs ms;
 	size_t i;
 	int bad = 0;
@@ -662,7 +577,7 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 		CHECK(!"fixture opens");
 		return;
 	}
-	CHECK(listing_load(&l, path));
+	CHECK(objdump_listing__load(&l, path, ".text"));
 	/* Stripped binaries keep the layout of their unstripped twin. */
 	CHECK(addrs_load_morestack(&ms, sympath));
 	CHECK(ms.n > 0 || minor < 0);
@@ -697,11 +612,11 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 		unmapped.size = 0;
 		CHECK(probe_site__for_entry(bin, &unmapped, &s2) < 0);
 		if (minor < 0) {	/* gccgo: the split-stack jae/jb */
-			long at = listing_find(&l, s.addr);
+			long at = objdump_listing__find(&l, s.addr);
 
 			CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 			CHECK(at > 0 && is_jcc(l.v[at].mn) &&
-			      (l.v[at - 1].marks & MARK_FS70));
+			      (line_marks(&l.v[at - 1]) & MARK_FS70));
 		} else {
 			CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 		}
@@ -720,7 +635,7 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 		CHECK(sw.checks > (int)bin->nfuncs / 3);
 	else
 		CHECK(sw.emulated > 10);
-	free(l.v);
+	objdump_listing__free(&l);
 	go_binary__close(bin);
 }
 
