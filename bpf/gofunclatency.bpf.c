@@ -148,23 +148,6 @@ static __always_inline bool other_process(void)
 	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
 }
 
-/* bcc's bpf_log2l, as histogram__slot(): 0 for 0 and 1, else
- * floor(log2(v)) + 1. */
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	if (v <= 1)
-		return 0;
-	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r + 1;
-}
-
 SEC("uprobe")
 int call_entry(struct pt_regs *ctx)
 {
@@ -193,7 +176,7 @@ int call_exit(struct pt_regs *ctx)
 	struct hist *h;
 	struct call_start *start;
 	__u64 delta;
-	__u32 idx, slot;
+	__u32 idx;
 
 	if (other_process())
 		return 0;
@@ -211,10 +194,7 @@ int call_exit(struct pt_regs *ctx)
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)
 		return 0;
-	slot = log2_slot(delta / unit_div);
-	if (slot >= HIST_NSLOTS)
-		slot = HIST_NSLOTS - 1;
-	h->slots[slot]++;
+	h->slots[histogram__slot(delta / unit_div)]++;
 	h->total_ns += delta;
 	h->count++;
 	return 0;

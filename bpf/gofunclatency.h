@@ -3,7 +3,7 @@
 #ifndef GOFUNCLATENCY_H
 #define GOFUNCLATENCY_H
 
-#define HIST_NSLOTS	64
+#include "hist.h"
 
 /*
  * The attach cookie of each probe, entry or exit:
