@@ -2,7 +2,7 @@
 /* Count calls of Go functions: one counter per probe, indexed by cookie. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "gofunccount.h"
+#include "cookie.h"
 
 const volatile pid_t target_tgid = 0;
 

@@ -61,6 +61,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "cookie.h"
 #include "gofunclatency.h"
 
 const volatile pid_t target_tgid = 0;

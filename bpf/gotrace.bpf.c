@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "cookie.h"
 #include "gotrace.h"
 
 const volatile pid_t target_tgid = 0;

@@ -30,6 +30,7 @@
 #include "cli/json.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
+#include "cookie.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
 
@@ -282,7 +283,8 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			bin->is_gccgo ? "keyed by SP" :
 			r14 ? "g from R14" : "g from TLS");
 	err = uprobe_list__add(&plan->entries, offset,
-			      COOKIE_MAKE(row, site.skip_flags, r14));
+			      COOKIE_MAKE(row, site.skip_flags,
+					  r14 ? COOKIE_G_IN_R14 : 0));
 	for (i = 0; i < nexits && !err; i++) {
 		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr, &off);
 		if (err) {
@@ -294,7 +296,9 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
-		err = uprobe_list__add(&plan->exits, off, COOKIE_MAKE(row, 0, r14));
+		err = uprobe_list__add(&plan->exits, off,
+				       COOKIE_MAKE(row, 0,
+						   r14 ? COOKIE_G_IN_R14 : 0));
 	}
 	free(exits);
 	return err;

@@ -7,6 +7,7 @@
 #include "x86/exit_sites.h"
 #include "goabi/go_abi.h"
 #include "trace/trace_plan.h"
+#include "cookie.h"
 
 /* Where a value is while an expression is followed: bytes [OFF, OFF +
  * size) of an argument or result the ABI placed (ABI), or, past a pointer,
@@ -832,7 +833,8 @@ static int add_exits(struct trace_plan_set *s, const struct go_binary *bin,
 				(unsigned long long)exits[i].addr,
 				exits[i].kind == EXIT_RET ? "ret" : "tail jmp");
 		err = uprobe_list__add(sites, off, COOKIE_MAKE(idx, 0,
-				exits[i].kind == EXIT_TAIL_JMP));
+				exits[i].kind == EXIT_TAIL_JMP ?
+				COOKIE_TAIL : 0));
 	}
 	free(exits);
 	return err;
