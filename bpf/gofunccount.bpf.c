@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Count calls of Go functions: one counter per probe, indexed by cookie. */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include "cookie.h"
-
-const volatile pid_t target_tgid = 0;
+#include "gotools.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -20,10 +16,7 @@ int count_call(struct pt_regs *ctx)
 	u32 idx = COOKIE_INDEX(cookie);
 	u64 *count;
 
-	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
-		return 0;
-	/* At the prologue's jump to morestack: the function will restart. */
-	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+	if (other_process() || restarting(ctx, cookie))
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)

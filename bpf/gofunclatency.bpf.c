@@ -58,13 +58,9 @@
  * Memory does not grow with the number of calls: the map holds calls in
  * flight (bounded, LRU), the histograms are a fixed per-CPU array.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
-#include "cookie.h"
+#include "gotools.bpf.h"
 #include "gofunclatency.h"
 
-const volatile pid_t target_tgid = 0;
 const volatile __u32 goid_offset = 152;
 const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
@@ -86,24 +82,6 @@ struct {
 	__type(value, struct hist);
 } hists SEC(".maps");
 
-/* The running goroutine's g: R14 in register-ABI code, else the TLS slot
- * at fsbase + tls_g_offset. */
-static __always_inline __u64 current_g(__u64 r14, __u64 cookie)
-{
-	struct task_struct *task;
-	__u64 fsbase, g = 0;
-
-	if (cookie & COOKIE_G_IN_R14)
-		return r14;
-	task = (struct task_struct *)bpf_get_current_task();
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (!fsbase)
-		return 0;
-	if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)))
-		return 0;
-	return g;
-}
-
 /* Fill KEY for the call running at this probe. False when g cannot be
  * read (then the hit is ignored). The registers are read into locals
  * first: the verifier refuses a context access at a computed offset, which
@@ -121,7 +99,7 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 		key->frame = sp;
 		return true;
 	}
-	g = current_g(r14, cookie);
+	g = current_g(NULL, r14, cookie, tls_g_offset);
 	if (!g)
 		return false;
 	if (bpf_probe_read_user(&key->goid, sizeof(key->goid),
@@ -144,11 +122,6 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 	return ret;
 }
 
-static __always_inline bool other_process(void)
-{
-	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
-}
-
 SEC("uprobe")
 int call_entry(struct pt_regs *ctx)
 {
@@ -156,10 +129,7 @@ int call_entry(struct pt_regs *ctx)
 	struct call_start start;
 	struct call_key key;
 
-	if (other_process())
-		return 0;
-	/* At the prologue's jump to morestack: the function will restart. */
-	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+	if (other_process() || restarting(ctx, cookie))
 		return 0;
 	if (!call_key_make(ctx, cookie, &key))
 		return 0;
