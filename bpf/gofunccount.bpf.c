@@ -2,12 +2,8 @@
 /* Count calls of Go functions: one counter per probe, indexed by cookie. */
 #include "gotools.bpf.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of probes */
-	__type(key, u32);
-	__type(value, u64);
-} counts SEC(".maps");
+/* one counter per function, and one for its inlined copies */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, u64) counts SEC(".maps");
 
 SEC("uprobe")
 int count_call(struct pt_regs *ctx)

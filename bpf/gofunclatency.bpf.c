@@ -75,12 +75,8 @@ struct {
 	__type(value, struct call_start);
 } starts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of histograms */
-	__type(key, __u32);
-	__type(value, struct hist);
-} hists SEC(".maps");
+/* -F: one histogram per function; else the one at 0 */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) hists SEC(".maps");
 
 /* Fill KEY for the call running at this probe. False when g cannot be
  * read (then the hit is ignored). The registers are read into locals

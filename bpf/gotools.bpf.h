@@ -15,6 +15,19 @@
 /* -p, -c: the one process traced; 0 traces every process of the binary. */
 const volatile pid_t target_tgid = 0;
 
+/*
+ * The type of an array map indexed by a cookie's index (COOKIE_INDEX): one
+ * VALUE_TYPE per counter, function or plan. User space sets max_entries to
+ * their number before loading; 1 stands in until then (BPF refuses 0).
+ */
+#define COOKIE_INDEXED_ARRAY(map_type, value_type)	\
+	struct {					\
+		__uint(type, map_type);			\
+		__uint(max_entries, 1);			\
+		__type(key, __u32);			\
+		__type(value, value_type);		\
+	}
+
 static __always_inline bool other_process(void)
 {
 	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;

@@ -14,12 +14,7 @@
 const volatile bool user_stack = false;	/* -U */
 const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of plans */
-	__type(key, __u32);
-	__type(value, struct trace_plan);
-} plans SEC(".maps");
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, struct trace_plan) plans SEC(".maps");
 
 /* The event is built here, then copied to the ring buffer if the filter
  * lets it through: a dropped event never takes ring buffer space. */
