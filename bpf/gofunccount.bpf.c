@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Count calls of Go functions: one counter per probe, indexed by cookie. */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include "gofunccount.h"
+#include "gotools.bpf.h"
 
-const volatile pid_t target_tgid = 0;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of probes */
-	__type(key, u32);
-	__type(value, u64);
-} counts SEC(".maps");
+/* one counter per function, and one for its inlined copies */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, u64) counts SEC(".maps");
 
 SEC("uprobe")
 int count_call(struct pt_regs *ctx)
@@ -20,10 +12,7 @@ int count_call(struct pt_regs *ctx)
 	u32 idx = COOKIE_INDEX(cookie);
 	u64 *count;
 
-	if (target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid)
-		return 0;
-	/* At the prologue's jump to morestack: the function will restart. */
-	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+	if (other_process() || restarting(ctx, cookie))
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)

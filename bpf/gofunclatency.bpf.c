@@ -58,12 +58,9 @@
  * Memory does not grow with the number of calls: the map holds calls in
  * flight (bounded, LRU), the histograms are a fixed per-CPU array.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
+#include "gotools.bpf.h"
 #include "gofunclatency.h"
 
-const volatile pid_t target_tgid = 0;
 const volatile __u32 goid_offset = 152;
 const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
@@ -78,30 +75,8 @@ struct {
 	__type(value, struct call_start);
 } starts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of histograms */
-	__type(key, __u32);
-	__type(value, struct hist);
-} hists SEC(".maps");
-
-/* The running goroutine's g: R14 in register-ABI code, else the TLS slot
- * at fsbase + tls_g_offset. */
-static __always_inline __u64 current_g(__u64 r14, __u64 cookie)
-{
-	struct task_struct *task;
-	__u64 fsbase, g = 0;
-
-	if (cookie & COOKIE_G_IN_R14)
-		return r14;
-	task = (struct task_struct *)bpf_get_current_task();
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (!fsbase)
-		return 0;
-	if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)))
-		return 0;
-	return g;
-}
+/* -F: one histogram per function; else the one at 0 */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) hists SEC(".maps");
 
 /* Fill KEY for the call running at this probe. False when g cannot be
  * read (then the hit is ignored). The registers are read into locals
@@ -120,7 +95,7 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 		key->frame = sp;
 		return true;
 	}
-	g = current_g(r14, cookie);
+	g = current_g(NULL, r14, cookie, tls_g_offset);
 	if (!g)
 		return false;
 	if (bpf_probe_read_user(&key->goid, sizeof(key->goid),
@@ -143,28 +118,6 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 	return ret;
 }
 
-static __always_inline bool other_process(void)
-{
-	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
-}
-
-/* bcc's bpf_log2l, as histogram__slot(): 0 for 0 and 1, else
- * floor(log2(v)) + 1. */
-static __always_inline __u32 log2_slot(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	if (v <= 1)
-		return 0;
-	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r + 1;
-}
-
 SEC("uprobe")
 int call_entry(struct pt_regs *ctx)
 {
@@ -172,10 +125,7 @@ int call_entry(struct pt_regs *ctx)
 	struct call_start start;
 	struct call_key key;
 
-	if (other_process())
-		return 0;
-	/* At the prologue's jump to morestack: the function will restart. */
-	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+	if (other_process() || restarting(ctx, cookie))
 		return 0;
 	if (!call_key_make(ctx, cookie, &key))
 		return 0;
@@ -193,7 +143,7 @@ int call_exit(struct pt_regs *ctx)
 	struct hist *h;
 	struct call_start *start;
 	__u64 delta;
-	__u32 idx, slot;
+	__u32 idx;
 
 	if (other_process())
 		return 0;
@@ -211,10 +161,7 @@ int call_exit(struct pt_regs *ctx)
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)
 		return 0;
-	slot = log2_slot(delta / unit_div);
-	if (slot >= HIST_NSLOTS)
-		slot = HIST_NSLOTS - 1;
-	h->slots[slot]++;
+	h->slots[histogram__slot(delta / unit_div)]++;
 	h->total_ns += delta;
 	h->count++;
 	return 0;

@@ -8,21 +8,13 @@
  * string bytes and (-U) return addresses through a ring buffer. A full ring
  * buffer is counted in `lost`, never hidden.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
+#include "gotools.bpf.h"
 #include "gotrace.h"
 
-const volatile pid_t target_tgid = 0;
 const volatile bool user_stack = false;	/* -U */
 const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* set to the number of plans */
-	__type(key, __u32);
-	__type(value, struct trace_plan);
-} plans SEC(".maps");
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, struct trace_plan) plans SEC(".maps");
 
 /* The event is built here, then copied to the ring buffer if the filter
  * lets it through: a dropped event never takes ring buffer space. */
@@ -46,26 +38,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
-
-/* The goroutine id, from g in the TLS slot (Go keeps it there in every
- * ABI; where in g depends on the binary's Go version, so the plan says);
- * 0 when it cannot be read. */
-static __always_inline __u64 current_goid(struct task_struct *task,
-					  const struct trace_plan *plan)
-{
-	__u64 fsbase, g = 0, goid = 0, goid_offset = plan->goid_offset;
-	__s64 tls_g_offset = plan->tls_g_offset;
-
-	if (!goid_offset)
-		return 0;
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (!fsbase ||
-	    bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)) ||
-	    !g)
-		return 0;
-	bpf_probe_read_user(&goid, sizeof(goid), (void *)(g + goid_offset));
-	return goid;
-}
 
 static __always_inline void read_words(struct trace_event *e,
 				       const struct trace_plan *plan,
@@ -242,7 +214,7 @@ static __always_inline void read_stack(struct trace_event *e,
 SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
+	__u64 cookie = bpf_get_attach_cookie(ctx), id;
 	/* By DWARF number; read field by field: the verifier refuses a
 	 * context access at a computed offset. */
 	__u64 regs[16] = {
@@ -257,10 +229,7 @@ int trace_hit(struct pt_regs *ctx)
 	struct trace_event *e;
 	__u64 *n;
 
-	if (target_tgid && (id >> 32) != target_tgid)
-		return 0;
-	/* At the prologue's jump to morestack: the function will restart. */
-	if (ctx->flags & COOKIE_SKIP_FLAGS(cookie))
+	if (other_process() || restarting(ctx, cookie))
 		return 0;
 	plan = bpf_map_lookup_elem(&plans, &idx);
 	e = bpf_map_lookup_elem(&scratch, &zero);
@@ -282,10 +251,12 @@ int trace_hit(struct pt_regs *ctx)
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
+	id = bpf_get_current_pid_tgid();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	task = (struct task_struct *)bpf_get_current_task();
-	e->goid = current_goid(task, plan);
+	e->goid = current_goid(task, regs[14], cookie, plan->tls_g_offset,
+				plan->goid_offset);
 	e->start_code = BPF_CORE_READ(task, mm, start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)

@@ -11,20 +11,6 @@
 #define TRACE_MAX_FRAMES	32	/* -U: return addresses of a stack */
 #define TRACE_NO_BASE		0xff
 
-/*
- * The attach cookie of each probe:
- *   bits  0-31  the plan's index in the plans map;
- *   bits 32-47  EFLAGS bits under which the probed jump to morestack is
- *               taken (the hit is ignored: the function restarts);
- *   bit  48     a tail JMP: the results are not set yet.
- */
-#define COOKIE_INDEX(c)		((__u32)(c))
-#define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> 32) & 0xffff))
-#define COOKIE_TAIL		(1ULL << 48)
-#define COOKIE_MAKE(idx, skip, tail) \
-	((((__u64)(skip) & 0xffff) << 32) | (__u32)(idx) | \
-	 ((tail) ? COOKIE_TAIL : 0))
-
 enum trace_word_kind {
 	WORD_REG,	/* the whole register REG */
 	WORD_MEM,	/* SIZE bytes at BASE + OFFSET */

@@ -21,7 +21,7 @@
 #include "cli/json.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
-#include "gofunccount.h"
+#include "cookie.h"
 #include "gofunccount.skel.h"
 
 #define TOOL "gofunccount"
@@ -229,7 +229,8 @@ static int make_cookies(const struct func_probes *fp,
 	for (i = 0; i < fp->n && !err; i++)
 		err = uprobe_list__add(list, fp->probes[i].offset,
 				       COOKIE_MAKE(t->row_of_probe[i],
-						   fp->probes[i].site.skip_flags));
+						   fp->probes[i].site.skip_flags,
+						   0));
 	return err;
 }
 

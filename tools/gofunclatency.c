@@ -26,6 +26,7 @@
 #include "cli/json.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
+#include "cookie.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
 
@@ -158,7 +159,7 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 		goto out;
 	}
 	row = row_find_or_add(plan, p->name);
-	flags = cs.g == CALL_G_R14;
+	flags = call_sites__g_flag(&cs);
 	if (env.tool.verbose)
 		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
 			p->name, (unsigned long long)cs.entry.addr,

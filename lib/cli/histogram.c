@@ -10,7 +10,7 @@
  * when the last non-empty slot is above 32, with 20-column bounds and 20
  * stars instead of 40). A row of slot i covers [2^(i-1), 2^i - 1], bcc's
  * bpf_log2l() numbering; bcc prints the row of 1 as "0 -> 1". Our slot 0
- * (values 0 and 1, histogram.h) is folded into that same row, so slot
+ * (values 0 and 1, bpf/hist.h) is folded into that same row, so slot
  * arrays filled by bcc's bpf_log2l() (0 and 1 in slot 1) and by
  * histogram__slot() print the same.
  */
@@ -19,17 +19,6 @@
 #include "cli/json.h"
 
 #define STARS_MAX	40
-
-unsigned int histogram__slot(uint64_t value)
-{
-	unsigned int slot;
-
-	if (value < 2)
-		return 0;
-	slot = 64 - __builtin_clzll(value);	/* floor(log2(value)) + 1 */
-	/* 2^63 and above: the last slot, as bcc clamps to its last slot. */
-	return slot < HIST_SLOTS ? slot : HIST_SLOTS - 1;
-}
 
 /* Row ROW (>= 1) of the printed histogram: slot ROW, plus slot 0 in row 1. */
 static uint64_t row_count(const uint64_t *slots, unsigned int n,
@@ -48,9 +37,9 @@ static bool row_span(const uint64_t *slots, unsigned int n,
 	bool any = false;
 	uint64_t c;
 
-	/* Slots past HIST_SLOTS have no 64-bit bounds: ignored. */
-	if (rows > HIST_SLOTS)
-		rows = HIST_SLOTS;
+	/* Slots past HIST_NSLOTS have no 64-bit bounds: ignored. */
+	if (rows > HIST_NSLOTS)
+		rows = HIST_NSLOTS;
 	*first = *last = 1;
 	*max = 0;
 	for (row = 1; row < rows; row++) {

@@ -5,11 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-
-#define HIST_SLOTS 64
-
-/* Slot of VALUE: 0 for 0 and 1, else floor(log2(VALUE)) + 1 (bcc's). */
-unsigned int histogram__slot(uint64_t value);
+#include "hist.h"	/* HIST_NSLOTS, histogram__slot(): as BPF fills them */
 
 /*
  * Print SLOTS[0..n) in bcc's print_log2_hist format:

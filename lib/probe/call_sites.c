@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "probe/call_sites.h"
+#include "cookie.h"
 
 static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 		      const struct func_probe *p, struct call_sites *cs)
@@ -22,15 +23,20 @@ static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 			return gt_error(err, "%s: entry 0x%llx is not in the file",
 					p->name, (unsigned long long)fn->addr);
 	}
-	/* R14 is g in register-ABI code only, which its stack check proves;
-	 * the ABI check keeps a binary whose version is unknown on TLS. */
-	if (bin->is_gccgo)
-		cs->g = CALL_G_NONE;
-	else if (bin->abi == GO_ABI_REGISTER && p->site.g_in_r14)
-		cs->g = CALL_G_R14;
-	else
-		cs->g = CALL_G_TLS;
 	return 0;
+}
+
+/* R14 is g in register-ABI code only, which its stack check proves (at
+ * the counting site, whichever site the entry probe takes); the ABI check
+ * keeps a binary whose Go version is unknown on TLS. */
+static enum call_g find_g(const struct go_binary *bin,
+			  const struct func_probe *p)
+{
+	if (bin->is_gccgo)
+		return CALL_G_NONE;
+	if (bin->abi == GO_ABI_REGISTER && p->site.g_in_r14)
+		return CALL_G_R14;
+	return CALL_G_TLS;
 }
 
 static int find_exits(const struct go_binary *bin, const struct go_func *fn,
@@ -76,11 +82,17 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 	if (p->inlined || !fn || fn->addr != p->func_addr)
 		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
 				(unsigned long long)p->func_addr);
+	out->g = find_g(bin, p);
 	if (want & CALL_SITES_ENTRY)
 		err = find_entry(bin, fn, p, out);
 	if (!err && (want & CALL_SITES_EXITS))
 		err = find_exits(bin, fn, p->name, out);
 	return err;
+}
+
+uint64_t call_sites__g_flag(const struct call_sites *cs)
+{
+	return cs->g == CALL_G_R14 ? COOKIE_G_IN_R14 : 0;
 }
 
 void call_sites__free(struct call_sites *cs)

@@ -67,6 +67,10 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 		     unsigned int want, struct call_sites *out);
 void call_sites__free(struct call_sites *cs);
 
+/* The cookie flag (bpf/cookie.h) that tells BPF where g is at the sites
+ * of CS: COOKIE_G_IN_R14, or 0 (TLS; for gccgo, unused). */
+uint64_t call_sites__g_flag(const struct call_sites *cs);
+
 /* "g from R14", "g from TLS", "keyed by SP" (gccgo), for -v. */
 const char *call_g__str(enum call_g g);
 

@@ -7,6 +7,7 @@
 #include "probe/call_sites.h"
 #include "goabi/go_abi.h"
 #include "trace/trace_plan.h"
+#include "cookie.h"
 
 /* Where a value is while an expression is followed: bytes [OFF, OFF +
  * size) of an argument or result the ABI placed (ABI), or, past a pointer,
@@ -804,7 +805,8 @@ static int add_sites(struct trace_plan_set *s, const struct go_binary *bin,
 				(unsigned long long)cs.entry.addr,
 				probe_site_kind__str(cs.entry.kind));
 		err = uprobe_list__add(sites, cs.entry_offset,
-				       COOKIE_MAKE(idx, cs.entry.skip_flags, 0));
+				       COOKIE_MAKE(idx, cs.entry.skip_flags,
+						   call_sites__g_flag(&cs)));
 		goto out;
 	}
 	if (!cs.nexits)
@@ -816,8 +818,9 @@ static int add_sites(struct trace_plan_set *s, const struct go_binary *bin,
 				(unsigned long long)cs.exits[i].addr,
 				exit_kind__str(cs.exits[i].kind));
 		err = uprobe_list__add(sites, cs.exits[i].offset,
-				       COOKIE_MAKE(idx, 0,
-					cs.exits[i].kind == EXIT_TAIL_JMP));
+				       COOKIE_MAKE(idx, 0, call_sites__g_flag(&cs) |
+					(cs.exits[i].kind == EXIT_TAIL_JMP ?
+					 COOKIE_TAIL : 0)));
 	}
 out:
 	call_sites__free(&cs);

@@ -24,16 +24,13 @@
 #include <capstone/capstone.h>
 #include "core/error.h"
 #include "x86/probe_site.h"
+#include "cookie.h"	/* EFLAGS_CF, EFLAGS_ZF */
 
 /* The stack check takes up to 9 instructions (go1.15 -buildmode=pie, frames
  * over 4 KiB). */
 #define PROLOGUE_MAX_INSNS	12
 /* The morestack tail: spills, the call, reloads, the jmp back. */
 #define TAIL_MAX_INSNS		40
-
-/* EFLAGS bits */
-#define FLAG_CF	0x01
-#define FLAG_ZF	0x40
 
 enum insn_class {
 	INSN_PLAIN,	/* falls through to the next instruction */
@@ -210,9 +207,9 @@ static uint32_t jcc_taken_flags(unsigned int id)
 {
 	switch (id) {
 	case X86_INS_JBE:
-		return FLAG_CF | FLAG_ZF;
+		return EFLAGS_CF | EFLAGS_ZF;
 	case X86_INS_JB:
-		return FLAG_CF;
+		return EFLAGS_CF;
 	default:
 		return 0;
 	}

@@ -65,13 +65,13 @@ TEST(slot_table)
 
 TEST(small_values)
 {
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 
 	s[histogram__slot(0)] += 1;
 	s[histogram__slot(1)] += 2;
 	s[histogram__slot(2)] += 1;
 	s[histogram__slot(9)] += 6;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "     nsecs               : count     distribution\n"
 "         0 -> 1          : 3        |********************                    |\n"
 "         2 -> 3          : 1        |******                                  |\n"
@@ -82,12 +82,12 @@ TEST(small_values)
 TEST(bcc_numbering_prints_the_same)
 {
 	/* bcc's bpf_log2l() puts 0 and 1 in slot 1 and leaves slot 0. */
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 
 	s[1] = 3;
 	s[2] = 1;
 	s[4] = 6;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "     nsecs               : count     distribution\n"
 "         0 -> 1          : 3        |********************                    |\n"
 "         2 -> 3          : 1        |******                                  |\n"
@@ -97,11 +97,11 @@ TEST(bcc_numbering_prints_the_same)
 
 TEST(leading_and_trailing_empty_slots_left_out)
 {
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 
 	s[10] = 5;
 	s[12] = 2;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "     nsecs               : count     distribution\n"
 "       512 -> 1023       : 5        |****************************************|\n"
 "      1024 -> 2047       : 0        |                                        |\n"
@@ -114,33 +114,33 @@ TEST(leading_and_trailing_empty_slots_left_out)
 
 TEST(wide_when_last_slot_above_32)
 {
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 
 	s[32] = 4;
 	s[33] = 1;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "               nsecs                         : count     distribution\n"
 "          2147483648 -> 4294967295           : 4        |********************|\n"
 "          4294967296 -> 8589934591           : 1        |*****               |\n");
 	/* 32 is still narrow. */
 	s[33] = 0;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "     nsecs               : count     distribution\n"
 "2147483648 -> 4294967295 : 4        |****************************************|\n");
 	/* The last slot. */
 	s[32] = 0;
 	s[63] = 12345678901ull;
-	check_text(s, HIST_SLOTS,
+	check_text(s, HIST_NSLOTS,
 "               nsecs                         : count     distribution\n"
 " 4611686018427387904 -> 9223372036854775807  : 12345678901 |********************|\n");
 }
 
 TEST(empty_prints_nothing)
 {
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 	char *got;
 
-	check_text(s, HIST_SLOTS, "");
+	check_text(s, HIST_NSLOTS, "");
 	check_text(s, 0, "");
 	got = render(s, 0, 1);
 	CHECK_EQ_STR(got, "{\"unit\":\"nsecs\",\"buckets\":[]}");
@@ -194,14 +194,14 @@ static char *python_roundtrip(const char *json)
 
 TEST(json_parses_back)
 {
-	uint64_t s[HIST_SLOTS] = { 0 };
+	uint64_t s[HIST_NSLOTS] = { 0 };
 	char *got;
 
 	s[0] = 1;
 	s[3] = 2;
 	s[5] = 9;
 	s[63] = 1;
-	got = render(s, HIST_SLOTS, 1);
+	got = render(s, HIST_NSLOTS, 1);
 	CHECK(got != NULL);
 	if (!got)
 		return;

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The attach cookie of every probe, one layout for every tool: user space
+ * (lib/, tools/) builds it, the BPF programs read it.
+ *
+ *   bits  0-31  the index: the counter (gofunccount), the function
+ *               (gofunclatency), the plan (gotrace);
+ *   bits 32-47  the EFLAGS bits under which the probed conditional jump to
+ *               morestack is taken: the hit is ignored, the function will
+ *               restart (lib/x86/probe_site.h); 0 counts every hit;
+ *   bit  48     COOKIE_G_IN_R14: register-ABI Go code, R14 holds g (else g
+ *               is read from TLS);
+ *   bit  49     COOKIE_TAIL: an r: probe at a tail JMP, the results are not
+ *               set yet.
+ *
+ * Indexes are below 2^32: they index BPF maps, whose sizes are __u32.
+ */
+#ifndef GOTOOLS_COOKIE_H
+#define GOTOOLS_COOKIE_H
+
+/* BPF programs have these types from vmlinux.h, included first. */
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define COOKIE_SKIP_SHIFT	32
+#define COOKIE_SKIP_MASK	0xffffULL	/* the field, shifted down */
+#define COOKIE_G_IN_R14		(1ULL << 48)
+#define COOKIE_TAIL		(1ULL << 49)
+
+/* The EFLAGS bits a skip field holds: jb is taken on CF, jbe on CF or ZF. */
+#define EFLAGS_CF		0x01
+#define EFLAGS_ZF		0x40
+
+#define COOKIE_INDEX(c)		((__u32)(c))
+#define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> COOKIE_SKIP_SHIFT) & \
+					 COOKIE_SKIP_MASK))
+/* FLAGS: COOKIE_G_IN_R14 and COOKIE_TAIL, or 0. SKIP_FLAGS is not masked:
+ * it holds EFLAGS_CF and EFLAGS_ZF at most, which fit (asserted below). */
+#define COOKIE_MAKE(idx, skip_flags, flags) \
+	((__u64)(__u32)(idx) | \
+	 ((__u64)(skip_flags) << COOKIE_SKIP_SHIFT) | (__u64)(flags))
+
+_Static_assert(COOKIE_SKIP_SHIFT >= 32,
+	       "the skip field is above the 32-bit index");
+_Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
+	       "the skip field is below the flag bits");
+_Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
+	       "the EFLAGS bits used fit in the skip field");
+_Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL) &
+		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
+	       "the flag bits are apart from the index and the skip field");
+_Static_assert((COOKIE_G_IN_R14 & COOKIE_TAIL) == 0,
+	       "the flag bits are apart from each other");
+
+#endif

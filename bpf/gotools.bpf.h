@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * What every BPF program of gotools does the same way: which process a hit
+ * belongs to, which hits are not calls, where the running goroutine is.
+ * Each .bpf.c includes this first and keeps only its own logic.
+ */
+#ifndef GOTOOLS_BPF_H
+#define GOTOOLS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "cookie.h"
+
+/* -p, -c: the one process traced; 0 traces every process of the binary. */
+const volatile pid_t target_tgid = 0;
+
+/*
+ * The type of an array map indexed by a cookie's index (COOKIE_INDEX): one
+ * VALUE_TYPE per counter, function or plan. User space sets max_entries to
+ * their number before loading; 1 stands in until then (BPF refuses 0).
+ */
+#define COOKIE_INDEXED_ARRAY(map_type, value_type)	\
+	struct {					\
+		__uint(type, map_type);			\
+		__uint(max_entries, 1);			\
+		__type(key, __u32);			\
+		__type(value, value_type);		\
+	}
+
+static __always_inline bool other_process(void)
+{
+	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
+}
+
+/*
+ * Is this hit a call that is about to restart? At the prologue's
+ * conditional jump to morestack (a probe on the stack check), the jump is
+ * taken when the EFLAGS bits of the cookie are set: the stack is too small,
+ * morestack grows it and runs the function again from its entry, which
+ * hits this probe once more. Only that second hit is the call.
+ */
+static __always_inline bool restarting(struct pt_regs *ctx, __u64 cookie)
+{
+	return ctx->flags & COOKIE_SKIP_FLAGS(cookie);
+}
+
+/*
+ * The running goroutine's g: R14 in register-ABI Go code
+ * (COOKIE_G_IN_R14), else the TLS slot at fsbase + TLS_G_OFFSET, where Go
+ * keeps g in every ABI; 0 when it cannot be read. The caller reads R14 out
+ * of the context itself, unconditionally: the verifier refuses a context
+ * access at a computed offset, which clang may make of a conditional field
+ * read. TASK is the current task when the caller has it already, else NULL.
+ */
+static __always_inline __u64 current_g(struct task_struct *task, __u64 r14,
+				       __u64 cookie, __s64 tls_g_offset)
+{
+	__u64 fsbase, g = 0;
+
+	if (cookie & COOKIE_G_IN_R14)
+		return r14;
+	if (!task)
+		task = (struct task_struct *)bpf_get_current_task();
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase)
+		return 0;
+	if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)))
+		return 0;
+	return g;
+}
+
+/* The running goroutine's id, at GOID_OFFSET in g (where depends on the Go
+ * version); 0 when it cannot be read, or when GOID_OFFSET is 0: gccgo has
+ * no goroutine ids. The arguments are current_g()'s. */
+static __always_inline __u64 current_goid(struct task_struct *task, __u64 r14,
+					  __u64 cookie, __s64 tls_g_offset,
+					  __u32 goid_offset)
+{
+	__u64 g, goid = 0;
+
+	if (!goid_offset)
+		return 0;
+	g = current_g(task, r14, cookie, tls_g_offset);
+	if (!g)
+		return 0;
+	bpf_probe_read_user(&goid, sizeof(goid), (void *)(g + goid_offset));
+	return goid;
+}
+
+#endif
