@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "goabi/go_dwarf.h"
 #include "gobin/pclntab.h"
 
@@ -180,15 +181,12 @@ static int memo_grow(struct go_dwarf *d)
 static int push_pending(struct go_dwarf *d, struct go_type *holder,
 			Dwarf_Die *die)
 {
-	if (d->npending == d->pending_cap) {
-		size_t cap = d->pending_cap ? d->pending_cap * 2 : 64;
-		struct pending *p = realloc(d->pending, cap * sizeof(*p));
+	int err;
 
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		d->pending = p;
-		d->pending_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&d->pending, &d->pending_cap,
+			    sizeof(*d->pending), d->npending + 1);
+	if (err)
+		return err;
 	d->pending[d->npending].holder = holder;
 	d->pending[d->npending++].die = *die;
 	return 0;
@@ -704,15 +702,12 @@ static int cmp_funcs(const void *a, const void *b)
 static int add_func(struct go_dwarf *d, size_t *cap, uint64_t entry,
 		    Dwarf_Off die, bool c_style)
 {
-	if (d->nfuncs == *cap) {
-		size_t n = *cap ? *cap * 2 : 1024;
-		struct func_entry *f = realloc(d->funcs, n * sizeof(*f));
+	int err;
 
-		if (!f)
-			return gt_error(-ENOMEM, "out of memory");
-		d->funcs = f;
-		*cap = n;
-	}
+	err = gt_ensure_mem((void **)&d->funcs, cap, sizeof(*d->funcs),
+			    d->nfuncs + 1);
+	if (err)
+		return err;
 	d->funcs[d->nfuncs++] = (struct func_entry){
 		.entry = entry, .die = die, .c_style = c_style,
 	};
@@ -786,7 +781,7 @@ static int index_types(struct go_dwarf *d)
 	Dwarf_Die cu_die, die;
 	size_t cap = 0;
 	const char *name;
-	int ret;
+	int ret, err;
 
 	d->ntypes = 0;
 	while ((ret = dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cu_die,
@@ -798,17 +793,10 @@ static int index_types(struct go_dwarf *d)
 			if (!is_type_tag(dwarf_tag(&die)) ||
 			    !(name = dwarf_diename(&die)))
 				continue;
-			if (d->ntypes == cap) {
-				size_t n = cap ? cap * 2 : 1024;
-				struct type_entry *t = realloc(d->types,
-							       n * sizeof(*t));
-
-				if (!t)
-					return gt_error(-ENOMEM,
-							"out of memory");
-				d->types = t;
-				cap = n;
-			}
+			err = gt_ensure_mem((void **)&d->types, &cap,
+					    sizeof(*d->types), d->ntypes + 1);
+			if (err)
+				return err;
 			d->types[d->ntypes].name = name;
 			d->types[d->ntypes++].off = dwarf_dieoffset(&die);
 		} while ((ret = dwarf_siblingof(&die, &die)) == 0);
@@ -1122,6 +1110,7 @@ static int index_abi0(struct go_dwarf *d)
 	size_t i, n, cap = 0;
 	const char *name;
 	GElf_Sym sym;
+	int err;
 
 	d->nabi0 = 0;
 	n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
@@ -1131,15 +1120,10 @@ static int index_abi0(struct go_dwarf *d)
 		name = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
 		if (!has_suffix(name, ".abi0"))
 			continue;
-		if (d->nabi0 == cap) {
-			uint64_t *a;
-
-			cap = cap ? cap * 2 : 256;
-			a = realloc(d->abi0, cap * sizeof(*a));
-			if (!a)
-				return gt_error(-ENOMEM, "out of memory");
-			d->abi0 = a;
-		}
+		err = gt_ensure_mem((void **)&d->abi0, &cap, sizeof(*d->abi0),
+				    d->nabi0 + 1);
+		if (err)
+			return err;
 		d->abi0[d->nabi0++] = sym.st_value;
 	}
 	if (d->nabi0)

@@ -12,6 +12,7 @@
 #include "gobin/buildinfo.h"
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/go_binary.h"
 #include "gobin/pclntab.h"
 
@@ -30,16 +31,11 @@ static int sym_list__add(struct sym_list *l, const char *name, size_t len,
 			 uint64_t addr, uint64_t size, int rank)
 {
 	struct sym *v;
+	int err;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return gt_error(-ENOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	err = gt_ensure_mem((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1);
+	if (err)
+		return err;
 	v = &l->v[l->n];
 	v->f.name = strndup(name, len);
 	if (!v->f.name)

@@ -19,6 +19,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/pcline_dwarf.h"
 
 /* The deepest nesting of inlined calls followed; deeper ones are cut. */
@@ -59,15 +60,11 @@ static int dwarf_fail(const struct pcline_dwarf *d, const char *what)
 static int add_range(struct die_ranges *r, uint64_t start, uint64_t end,
 		     Dwarf_Off die_off)
 {
-	struct die_range *v;
+	int err;
 
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 1024;
-		v = realloc(r->v, r->cap * sizeof(*v));
-		if (!v)
-			return gt_error(-ENOMEM, "out of memory");
-		r->v = v;
-	}
+	err = gt_ensure_mem((void **)&r->v, &r->cap, sizeof(*r->v), r->n + 1);
+	if (err)
+		return err;
 	r->v[r->n++] = (struct die_range){ start, end, die_off };
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/inline_sites.h"
 #include "gobin/pclntab_inline.h"
 
@@ -73,16 +74,12 @@ static int add_site(struct walk *w, const char *name, uint64_t addr,
 {
 	struct inline_sites *out = w->out;
 	struct inline_site *s;
+	int err;
 
-	if (out->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-
-		s = realloc(out->sites, cap * sizeof(*s));
-		if (!s)
-			return gt_error(-ENOMEM, "out of memory");
-		out->sites = s;
-		w->cap = cap;
-	}
+	err = gt_ensure_mem((void **)&out->sites, &w->cap, sizeof(*out->sites),
+			    out->n + 1);
+	if (err)
+		return err;
 	s = &out->sites[out->n];
 	s->name = strdup(name);
 	if (!s->name)
@@ -117,15 +114,12 @@ static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 
 static int push(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 {
-	if (w->depth == w->stack_cap) {
-		size_t cap = w->stack_cap ? w->stack_cap * 2 : 16;
-		struct walk_frame *s = realloc(w->stack, cap * sizeof(*s));
+	int err;
 
-		if (!s)
-			return gt_error(-ENOMEM, "out of memory");
-		w->stack = s;
-		w->stack_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&w->stack, &w->stack_cap,
+			    sizeof(*w->stack), w->depth + 1);
+	if (err)
+		return err;
 	w->stack[w->depth].die = *die;
 	w->stack[w->depth].caller_addr = caller_addr;
 	w->depth++;
