@@ -78,7 +78,7 @@ struct func_entry {
 };
 
 struct go_dwarf {
-	Dwarf *dw;
+	Dwarf *dw;		/* bin's, go_binary__dwarf() */
 	const struct go_binary *bin;
 	int go_minor;
 	struct func_entry *funcs;
@@ -638,15 +638,13 @@ static int resolve_pending(struct go_dwarf *d)
 int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out)
 {
 	struct go_dwarf *d;
-	GElf_Shdr shdr;
+	Dwarf *dw;
+	int err;
 
 	*out = NULL;
-	/* libdw decompresses SHF_COMPRESSED (Go 1.19+) and .zdebug (Go 1.11
-	 * to 1.18) sections itself. */
-	if (!elf_file__section(bin->elf, ".debug_info", &shdr) &&
-	    !elf_file__section(bin->elf, ".zdebug_info", &shdr))
-		return gt_error(-ENOENT, "%s has no DWARF (stripped?)",
-				bin->elf->path);
+	err = go_binary__dwarf(bin, &dw);
+	if (err)
+		return err;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return gt_error(-ENOMEM, "out of memory");
@@ -656,14 +654,7 @@ int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out)
 		free(d);
 		return gt_error(-ENOMEM, "out of memory");
 	}
-	d->dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		int err = gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				   bin->elf->path, dwarf_errmsg(-1));
-
-		go_dwarf__close(d);
-		return err;
-	}
+	d->dw = dw;
 	d->bin = bin;
 	d->go_minor = go_version__minor(bin->version);
 	*out = d;
@@ -680,8 +671,6 @@ void go_dwarf__close(struct go_dwarf *d)
 		next = b->next;
 		free(b);
 	}
-	if (d->dw)
-		dwarf_end(d->dw);
 	free(d->funcs);
 	free(d->types);
 	free(d->abi0);

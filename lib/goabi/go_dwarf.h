@@ -47,15 +47,16 @@
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
 
-/* The libdw handle, an index of subprograms by entry, the types built so
- * far, and an arena owning every go_type, field and var it returns: all
+/* An index of subprograms by entry on BIN's libdw handle, the types built
+ * so far, and an arena owning every go_type, field and var it returns: all
  * valid until go_dwarf__close(). Not thread-safe. */
 struct go_dwarf;
 
 /*
- * Open the DWARF of BIN (kept by reference: BIN must outlive the handle).
- * Returns 0, -ENOENT with a reason when BIN has no DWARF (stripped, or
- * built with -ldflags=-w), -EINVAL when libdw cannot read it, -ENOMEM.
+ * Read the DWARF of BIN through go_binary__dwarf() (kept by reference: BIN
+ * must outlive the handle). Returns 0, -ENOENT with a reason when BIN has
+ * no DWARF (stripped, or built with -ldflags=-w), -EINVAL when libdw
+ * cannot read it, -ENOMEM.
  */
 int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out);
 void go_dwarf__close(struct go_dwarf *d);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dwarf.h>
-#include <gelf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
 #include "core/mem.h"
@@ -160,29 +159,6 @@ static int walk_unit(struct walk *w, Dwarf_Die *cu_die)
 	return err;
 }
 
-/* 1 when ELF has .debug_info (or Go <= 1.18's .zdebug_info), 0 when not:
- * libdw tells "no DWARF" from a corrupt one only by a private code. */
-static int has_debug_info(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr shdr;
-	const char *name;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return gt_error(-EINVAL, "corrupt ELF: %s", elf_errmsg(-1));
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr))
-			return gt_error(-EINVAL, "corrupt ELF: %s",
-					elf_errmsg(-1));
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (name && (!strcmp(name, ".debug_info") ||
-			     !strcmp(name, ".zdebug_info")))
-			return 1;
-	}
-	return 0;
-}
-
 static int cmp_sites(const void *a, const void *b)
 {
 	const struct inline_site *x = a, *y = b;
@@ -253,27 +229,20 @@ int inline_sites__find(const struct go_binary *bin,
 	int err, ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	err = has_debug_info(bin->elf->elf);
-	if (err < 0)
-		return err;
-	if (err == 0) {
+	err = go_binary__dwarf(bin, &dw);
+	if (err == -ENOENT) {
+		gt_error_clear();
 		err = find_in_pclntab(bin, &w);
 		goto done;
 	}
-	/* libdw decompresses both SHF_COMPRESSED (Go 1.19+) and .zdebug
-	 * (Go 1.11-1.18) sections itself. */
-	dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	if (!dw)
-		return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				bin->elf->path, dwarf_errmsg(-1));
-	err = 0;
+	if (err)
+		return err;
 	while (!err && (ret = dwarf_get_units(dw, cu, &cu, NULL, NULL,
 					      &cu_die, NULL)) == 0)
 		err = walk_unit(&w, &cu_die);
 	if (!err && ret < 0)
 		err = dwarf_fail("bad unit header");
 	free(w.stack);
-	dwarf_end(dw);
 done:
 	if (err) {
 		inline_sites__free(out);
