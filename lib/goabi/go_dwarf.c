@@ -800,15 +800,13 @@ static int index_types(struct go_dwarf *d)
 	return 0;
 }
 
-/* The type named NAME (gc's spelling) into *OUT, NULL when none. */
-static int type_by_name(struct go_dwarf *d, const char *name,
-			const struct go_type **out)
+/* The DIE of the Go type named NAME (gc's spelling): 0, -ENOENT with a
+ * reason when there is none, or the error of indexing. */
+static int type_die(struct go_dwarf *d, const char *name, Dwarf_Die *die)
 {
 	size_t lo = 0, hi;
-	Dwarf_Die die;
 	int err;
 
-	*out = NULL;
 	if (!d->types_indexed) {
 		err = index_types(d);
 		if (err)
@@ -824,9 +822,94 @@ static int type_by_name(struct go_dwarf *d, const char *name,
 			hi = mid;
 	}
 	if (lo == d->ntypes || strcmp(d->types[lo].name, name) ||
-	    !dwarf_offdie(d->dw, d->types[lo].off, &die))
-		return 0;
+	    !dwarf_offdie(d->dw, d->types[lo].off, die))
+		return gt_error(-ENOENT, "no type %s in the DWARF of %s", name,
+				d->bin->elf->path);
+	return 0;
+}
+
+/* The type named NAME (gc's spelling) into *OUT, NULL when none. */
+static int type_by_name(struct go_dwarf *d, const char *name,
+			const struct go_type **out)
+{
+	Dwarf_Die die;
+	int err;
+
+	*out = NULL;
+	err = type_die(d, name, &die);
+	if (err)
+		return err == -ENOENT ? 0 : err;
 	return type_of(d, &die, 0, out);
+}
+
+/* Follow the typedefs of DIE, by which Go names its struct types (a
+ * member of type runtime.stack refers to a typedef of the struct
+ * runtime.stack): true when a structure is under them. */
+static bool peel_to_struct(Dwarf_Die *die)
+{
+	int i;
+
+	for (i = 0; i < MAX_DEPTH && dwarf_tag(die) == DW_TAG_typedef; i++)
+		if (!ref_die(die, DW_AT_type, die))
+			return false;
+	return dwarf_tag(die) == DW_TAG_structure_type;
+}
+
+/* The member of the structure DIE named NAME (LEN bytes) into *M: 0,
+ * -ENOENT, or -EINVAL when the entries cannot be read. */
+static int find_member(Dwarf_Die *die, const char *name, size_t len,
+		       Dwarf_Die *m)
+{
+	const char *n;
+	int ret;
+
+	for (ret = dwarf_child(die, m); ret == 0; ret = dwarf_siblingof(m, m)) {
+		if (dwarf_tag(m) != DW_TAG_member)
+			continue;
+		n = dwarf_diename(m);
+		if (n && strlen(n) == len && !strncmp(n, name, len))
+			return 0;
+	}
+	return ret < 0 ? -EINVAL : -ENOENT;
+}
+
+int go_dwarf__member_offset(struct go_dwarf *d, const char *type,
+			    const char *path, uint64_t *off)
+{
+	const char *file = d->bin->elf->path, *name = path, *end;
+	uint64_t total = 0, at;
+	Dwarf_Die die, m;
+	int err, len;
+
+	*off = 0;
+	err = type_die(d, type, &die);
+	if (err)
+		return err;
+	for (;;) {
+		end = strchrnul(name, '.');
+		len = (int)(end - path);	/* the path read so far */
+		err = peel_to_struct(&die) ?
+		      find_member(&die, name, end - name, &m) : -ENOENT;
+		if (err == -ENOENT)
+			return gt_error(-ENOENT, "%s: %s has no member %.*s",
+					file, type, len, path);
+		if (err)
+			return corrupt(d);
+		if (member_offset(&m, &at) || at > UINT64_MAX - total)
+			return gt_error(-EINVAL,
+					"corrupt DWARF in %s: bad location of %s.%.*s",
+					file, type, len, path);
+		total += at;
+		if (!*end)
+			break;
+		if (!ref_die(&m, DW_AT_type, &die))
+			return gt_error(-EINVAL,
+					"corrupt DWARF in %s: %s.%.*s has no type",
+					file, type, len, path);
+		name = end + 1;
+	}
+	*off = total;
+	return 0;
 }
 
 static bool has_prefix(const char *s, const char *prefix)

@@ -100,4 +100,15 @@ struct go_dwarf_sig {
 int go_dwarf__func_sig(struct go_dwarf *d, uint64_t entry,
 		       struct go_dwarf_sig *out);
 
+/*
+ * The byte offset of the member at PATH in the Go type named TYPE: PATH
+ * names members joined by dots, through typedefs ("stack.hi" in
+ * "runtime.g" is member hi of member stack). Only the DIEs on the path are
+ * read, no go_type is built; the first call indexes the named types at the
+ * top of the Go units. Returns 0, -ENOENT with a reason when there is no
+ * such type or member, -EINVAL on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__member_offset(struct go_dwarf *d, const char *type,
+			    const char *path, uint64_t *off);
+
 #endif
