@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "goabi/go_dwarf.h"
 #include "gobin/pclntab.h"
 
@@ -77,7 +78,7 @@ struct func_entry {
 };
 
 struct go_dwarf {
-	Dwarf *dw;
+	Dwarf *dw;		/* bin's, go_binary__dwarf() */
 	const struct go_binary *bin;
 	int go_minor;
 	struct func_entry *funcs;
@@ -180,15 +181,12 @@ static int memo_grow(struct go_dwarf *d)
 static int push_pending(struct go_dwarf *d, struct go_type *holder,
 			Dwarf_Die *die)
 {
-	if (d->npending == d->pending_cap) {
-		size_t cap = d->pending_cap ? d->pending_cap * 2 : 64;
-		struct pending *p = realloc(d->pending, cap * sizeof(*p));
+	int err;
 
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		d->pending = p;
-		d->pending_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&d->pending, &d->pending_cap,
+			    sizeof(*d->pending), d->npending + 1);
+	if (err)
+		return err;
 	d->pending[d->npending].holder = holder;
 	d->pending[d->npending++].die = *die;
 	return 0;
@@ -640,15 +638,13 @@ static int resolve_pending(struct go_dwarf *d)
 int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out)
 {
 	struct go_dwarf *d;
-	GElf_Shdr shdr;
+	Dwarf *dw;
+	int err;
 
 	*out = NULL;
-	/* libdw decompresses SHF_COMPRESSED (Go 1.19+) and .zdebug (Go 1.11
-	 * to 1.18) sections itself. */
-	if (!elf_file__section(bin->elf, ".debug_info", &shdr) &&
-	    !elf_file__section(bin->elf, ".zdebug_info", &shdr))
-		return gt_error(-ENOENT, "%s has no DWARF (stripped?)",
-				bin->elf->path);
+	err = go_binary__dwarf(bin, &dw);
+	if (err)
+		return err;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return gt_error(-ENOMEM, "out of memory");
@@ -658,14 +654,7 @@ int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out)
 		free(d);
 		return gt_error(-ENOMEM, "out of memory");
 	}
-	d->dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		int err = gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				   bin->elf->path, dwarf_errmsg(-1));
-
-		go_dwarf__close(d);
-		return err;
-	}
+	d->dw = dw;
 	d->bin = bin;
 	d->go_minor = go_version__minor(bin->version);
 	*out = d;
@@ -682,8 +671,6 @@ void go_dwarf__close(struct go_dwarf *d)
 		next = b->next;
 		free(b);
 	}
-	if (d->dw)
-		dwarf_end(d->dw);
 	free(d->funcs);
 	free(d->types);
 	free(d->abi0);
@@ -704,15 +691,12 @@ static int cmp_funcs(const void *a, const void *b)
 static int add_func(struct go_dwarf *d, size_t *cap, uint64_t entry,
 		    Dwarf_Off die, bool c_style)
 {
-	if (d->nfuncs == *cap) {
-		size_t n = *cap ? *cap * 2 : 1024;
-		struct func_entry *f = realloc(d->funcs, n * sizeof(*f));
+	int err;
 
-		if (!f)
-			return gt_error(-ENOMEM, "out of memory");
-		d->funcs = f;
-		*cap = n;
-	}
+	err = gt_ensure_mem((void **)&d->funcs, cap, sizeof(*d->funcs),
+			    d->nfuncs + 1);
+	if (err)
+		return err;
 	d->funcs[d->nfuncs++] = (struct func_entry){
 		.entry = entry, .die = die, .c_style = c_style,
 	};
@@ -786,7 +770,7 @@ static int index_types(struct go_dwarf *d)
 	Dwarf_Die cu_die, die;
 	size_t cap = 0;
 	const char *name;
-	int ret;
+	int ret, err;
 
 	d->ntypes = 0;
 	while ((ret = dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cu_die,
@@ -798,17 +782,10 @@ static int index_types(struct go_dwarf *d)
 			if (!is_type_tag(dwarf_tag(&die)) ||
 			    !(name = dwarf_diename(&die)))
 				continue;
-			if (d->ntypes == cap) {
-				size_t n = cap ? cap * 2 : 1024;
-				struct type_entry *t = realloc(d->types,
-							       n * sizeof(*t));
-
-				if (!t)
-					return gt_error(-ENOMEM,
-							"out of memory");
-				d->types = t;
-				cap = n;
-			}
+			err = gt_ensure_mem((void **)&d->types, &cap,
+					    sizeof(*d->types), d->ntypes + 1);
+			if (err)
+				return err;
 			d->types[d->ntypes].name = name;
 			d->types[d->ntypes++].off = dwarf_dieoffset(&die);
 		} while ((ret = dwarf_siblingof(&die, &die)) == 0);
@@ -823,15 +800,13 @@ static int index_types(struct go_dwarf *d)
 	return 0;
 }
 
-/* The type named NAME (gc's spelling) into *OUT, NULL when none. */
-static int type_by_name(struct go_dwarf *d, const char *name,
-			const struct go_type **out)
+/* The DIE of the Go type named NAME (gc's spelling): 0, -ENOENT with a
+ * reason when there is none, or the error of indexing. */
+static int type_die(struct go_dwarf *d, const char *name, Dwarf_Die *die)
 {
 	size_t lo = 0, hi;
-	Dwarf_Die die;
 	int err;
 
-	*out = NULL;
 	if (!d->types_indexed) {
 		err = index_types(d);
 		if (err)
@@ -847,9 +822,94 @@ static int type_by_name(struct go_dwarf *d, const char *name,
 			hi = mid;
 	}
 	if (lo == d->ntypes || strcmp(d->types[lo].name, name) ||
-	    !dwarf_offdie(d->dw, d->types[lo].off, &die))
-		return 0;
+	    !dwarf_offdie(d->dw, d->types[lo].off, die))
+		return gt_error(-ENOENT, "no type %s in the DWARF of %s", name,
+				d->bin->elf->path);
+	return 0;
+}
+
+/* The type named NAME (gc's spelling) into *OUT, NULL when none. */
+static int type_by_name(struct go_dwarf *d, const char *name,
+			const struct go_type **out)
+{
+	Dwarf_Die die;
+	int err;
+
+	*out = NULL;
+	err = type_die(d, name, &die);
+	if (err)
+		return err == -ENOENT ? 0 : err;
 	return type_of(d, &die, 0, out);
+}
+
+/* Follow the typedefs of DIE, by which Go names its struct types (a
+ * member of type runtime.stack refers to a typedef of the struct
+ * runtime.stack): true when a structure is under them. */
+static bool peel_to_struct(Dwarf_Die *die)
+{
+	int i;
+
+	for (i = 0; i < MAX_DEPTH && dwarf_tag(die) == DW_TAG_typedef; i++)
+		if (!ref_die(die, DW_AT_type, die))
+			return false;
+	return dwarf_tag(die) == DW_TAG_structure_type;
+}
+
+/* The member of the structure DIE named NAME (LEN bytes) into *M: 0,
+ * -ENOENT, or -EINVAL when the entries cannot be read. */
+static int find_member(Dwarf_Die *die, const char *name, size_t len,
+		       Dwarf_Die *m)
+{
+	const char *n;
+	int ret;
+
+	for (ret = dwarf_child(die, m); ret == 0; ret = dwarf_siblingof(m, m)) {
+		if (dwarf_tag(m) != DW_TAG_member)
+			continue;
+		n = dwarf_diename(m);
+		if (n && strlen(n) == len && !strncmp(n, name, len))
+			return 0;
+	}
+	return ret < 0 ? -EINVAL : -ENOENT;
+}
+
+int go_dwarf__member_offset(struct go_dwarf *d, const char *type,
+			    const char *path, uint64_t *off)
+{
+	const char *file = d->bin->elf->path, *name = path, *end;
+	uint64_t total = 0, at;
+	Dwarf_Die die, m;
+	int err, len;
+
+	*off = 0;
+	err = type_die(d, type, &die);
+	if (err)
+		return err;
+	for (;;) {
+		end = strchrnul(name, '.');
+		len = (int)(end - path);	/* the path read so far */
+		err = peel_to_struct(&die) ?
+		      find_member(&die, name, end - name, &m) : -ENOENT;
+		if (err == -ENOENT)
+			return gt_error(-ENOENT, "%s: %s has no member %.*s",
+					file, type, len, path);
+		if (err)
+			return corrupt(d);
+		if (member_offset(&m, &at) || at > UINT64_MAX - total)
+			return gt_error(-EINVAL,
+					"corrupt DWARF in %s: bad location of %s.%.*s",
+					file, type, len, path);
+		total += at;
+		if (!*end)
+			break;
+		if (!ref_die(&m, DW_AT_type, &die))
+			return gt_error(-EINVAL,
+					"corrupt DWARF in %s: %s.%.*s has no type",
+					file, type, len, path);
+		name = end + 1;
+	}
+	*off = total;
+	return 0;
 }
 
 static bool has_prefix(const char *s, const char *prefix)
@@ -1122,6 +1182,7 @@ static int index_abi0(struct go_dwarf *d)
 	size_t i, n, cap = 0;
 	const char *name;
 	GElf_Sym sym;
+	int err;
 
 	d->nabi0 = 0;
 	n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
@@ -1131,15 +1192,10 @@ static int index_abi0(struct go_dwarf *d)
 		name = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
 		if (!has_suffix(name, ".abi0"))
 			continue;
-		if (d->nabi0 == cap) {
-			uint64_t *a;
-
-			cap = cap ? cap * 2 : 256;
-			a = realloc(d->abi0, cap * sizeof(*a));
-			if (!a)
-				return gt_error(-ENOMEM, "out of memory");
-			d->abi0 = a;
-		}
+		err = gt_ensure_mem((void **)&d->abi0, &cap, sizeof(*d->abi0),
+				    d->nabi0 + 1);
+		if (err)
+			return err;
 		d->abi0[d->nabi0++] = sym.st_value;
 	}
 	if (d->nabi0)

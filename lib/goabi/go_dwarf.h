@@ -47,15 +47,16 @@
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
 
-/* The libdw handle, an index of subprograms by entry, the types built so
- * far, and an arena owning every go_type, field and var it returns: all
+/* An index of subprograms by entry on BIN's libdw handle, the types built
+ * so far, and an arena owning every go_type, field and var it returns: all
  * valid until go_dwarf__close(). Not thread-safe. */
 struct go_dwarf;
 
 /*
- * Open the DWARF of BIN (kept by reference: BIN must outlive the handle).
- * Returns 0, -ENOENT with a reason when BIN has no DWARF (stripped, or
- * built with -ldflags=-w), -EINVAL when libdw cannot read it, -ENOMEM.
+ * Read the DWARF of BIN through go_binary__dwarf() (kept by reference: BIN
+ * must outlive the handle). Returns 0, -ENOENT with a reason when BIN has
+ * no DWARF (stripped, or built with -ldflags=-w), -EINVAL when libdw
+ * cannot read it, -ENOMEM.
  */
 int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out);
 void go_dwarf__close(struct go_dwarf *d);
@@ -98,5 +99,16 @@ struct go_dwarf_sig {
  */
 int go_dwarf__func_sig(struct go_dwarf *d, uint64_t entry,
 		       struct go_dwarf_sig *out);
+
+/*
+ * The byte offset of the member at PATH in the Go type named TYPE: PATH
+ * names members joined by dots, through typedefs ("stack.hi" in
+ * "runtime.g" is member hi of member stack). Only the DIEs on the path are
+ * read, no go_type is built; the first call indexes the named types at the
+ * top of the Go units. Returns 0, -ENOENT with a reason when there is no
+ * such type or member, -EINVAL on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__member_offset(struct go_dwarf *d, const char *type,
+			    const char *path, uint64_t *off);
 
 #endif

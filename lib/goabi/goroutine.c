@@ -3,17 +3,16 @@
  * Where BPF finds the running goroutine (goroutine.h).
  *
  * runtime.g offsets come from the DWARF type when the binary has one, else
- * from the Go version (go-internals.md section 4). A binary without build
- * info still names its version in runtime.buildVersion, a Go string
- * {ptr, len} in a writable data segment pointing at "go1.N..." in the
- * read-only data: that pair is what we look for (version_from_data).
+ * from its Go version, by a table read off runtime2.go of each release
+ * (goid_by_minor). A binary without build info still names its version in
+ * runtime.buildVersion, a Go string {ptr, len} in a writable data segment
+ * pointing at "go1.N..." in the read-only data: that pair is what we look
+ * for (version_from_data).
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <string.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include "core/error.h"
+#include "goabi/go_dwarf.h"
 #include "goabi/goroutine.h"
 
 /* runtime.g.goid by Go minor version, from runtime2.go of each release. */
@@ -35,131 +34,31 @@ static int goid_by_minor(int minor, uint32_t *goid)
 	return 0;
 }
 
-/* Has the ELF DWARF (.debug_info, or Go <= 1.18's .zdebug_info)? */
-static bool has_debug_info(const struct elf_file *ef)
-{
-	GElf_Shdr shdr;
-
-	return elf_file__section(ef, ".debug_info", &shdr) ||
-	       elf_file__section(ef, ".zdebug_info", &shdr);
-}
-
-static int dwarf_fail(const struct elf_file *ef, const char *what)
-{
-	return gt_error(-EINVAL, "corrupt DWARF in %s: %s: %s", ef->path, what,
-			dwarf_errmsg(-1));
-}
-
-/* The byte offset of member NAME of the structure STRUCT_DIE, or -ENOENT. */
-static int member_offset(const struct elf_file *ef, Dwarf_Die *struct_die,
-			 const char *name, uint32_t *off, Dwarf_Die *type)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word loc;
-	Dwarf_Die child;
-	const char *n;
-	int ret;
-
-	ret = dwarf_child(struct_die, &child);
-	if (ret < 0)
-		return dwarf_fail(ef, "bad structure type");
-	for (; ret == 0; ret = dwarf_siblingof(&child, &child)) {
-		if (dwarf_tag(&child) != DW_TAG_member)
-			continue;
-		n = dwarf_diename(&child);
-		if (!n || strcmp(n, name))
-			continue;
-		/* Go writes member locations as constants. */
-		if (!dwarf_attr(&child, DW_AT_data_member_location, &attr) ||
-		    dwarf_formudata(&attr, &loc) || loc > UINT32_MAX)
-			return dwarf_fail(ef, "bad member location");
-		if (type && (!dwarf_attr(&child, DW_AT_type, &attr) ||
-			     !dwarf_formref_die(&attr, type)))
-			return dwarf_fail(ef, "bad member type");
-		*off = (uint32_t)loc;
-		return 0;
-	}
-	if (ret < 0)
-		return dwarf_fail(ef, "bad sibling entry");
-	return -ENOENT;
-}
-
-/* Go names struct types through a typedef (runtime.stack is a typedef of
- * the struct runtime.stack): follow those to the type itself. */
-static int peel_typedefs(const struct elf_file *ef, Dwarf_Die *type)
-{
-	Dwarf_Attribute attr;
-	int i;
-
-	for (i = 0; i < 8 && dwarf_tag(type) == DW_TAG_typedef; i++)
-		if (!dwarf_attr(type, DW_AT_type, &attr) ||
-		    !dwarf_formref_die(&attr, type))
-			return dwarf_fail(ef, "bad typedef");
-	if (dwarf_tag(type) != DW_TAG_structure_type)
-		return dwarf_fail(ef, "runtime.g.stack is not a structure");
-	return 0;
-}
-
-/* Find the structure type runtime.g among the top-level entries of the
- * units. 0, -ENOENT, or -EINVAL. */
-static int find_g_type(const struct elf_file *ef, Dwarf *dw, Dwarf_Die *g)
-{
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cu_die;
-	const char *name;
-	int ret, r;
-
-	while ((ret = dwarf_get_units(dw, cu, &cu, NULL, NULL, &cu_die,
-				      NULL)) == 0) {
-		r = dwarf_child(&cu_die, g);
-		if (r < 0)
-			return dwarf_fail(ef, "bad unit");
-		for (; r == 0; r = dwarf_siblingof(g, g)) {
-			if (dwarf_tag(g) != DW_TAG_structure_type)
-				continue;
-			name = dwarf_diename(g);
-			if (name && !strcmp(name, "runtime.g"))
-				return 0;
-		}
-		if (r < 0)
-			return dwarf_fail(ef, "bad sibling entry");
-	}
-	if (ret < 0)
-		return dwarf_fail(ef, "bad unit header");
-	return -ENOENT;
-}
-
-/* Offsets from DWARF: 0, -ENOENT when there is no usable runtime.g type,
- * or another negative errno. */
-static int layout_from_dwarf(const struct elf_file *ef,
+/* Offsets from the DWARF type runtime.g: 0, -ENOENT when BIN has no DWARF
+ * or no such type or member, or another negative errno. */
+static int layout_from_dwarf(const struct go_binary *bin,
 			     struct goroutine_layout *out)
 {
-	Dwarf_Die g, stack;
-	uint32_t stack_off, hi_off;
-	Dwarf *dw;
+	uint64_t goid = 0, stack_hi = 0;
+	struct go_dwarf *d;
 	int err;
 
-	/* libdw decompresses both SHF_COMPRESSED (Go 1.19+) and .zdebug
-	 * (Go 1.11-1.18) sections itself. */
-	dw = dwarf_begin_elf(ef->elf, DWARF_C_READ, NULL);
-	if (!dw)
-		return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				ef->path, dwarf_errmsg(-1));
-	err = find_g_type(ef, dw, &g);
+	err = go_dwarf__open(bin, &d);
+	if (err)
+		return err;
+	err = go_dwarf__member_offset(d, "runtime.g", "goid", &goid);
 	if (!err)
-		err = member_offset(ef, &g, "goid", &out->goid_offset, NULL);
-	if (!err)
-		err = member_offset(ef, &g, "stack", &stack_off, &stack);
-	if (!err)
-		err = peel_typedefs(ef, &stack);
-	if (!err)
-		err = member_offset(ef, &stack, "hi", &hi_off, NULL);
-	if (!err && hi_off > UINT32_MAX - stack_off)
-		err = dwarf_fail(ef, "bad member location");
-	if (!err)
-		out->stack_hi_offset = stack_off + hi_off;
-	dwarf_end(dw);
-	return err;
+		err = go_dwarf__member_offset(d, "runtime.g", "stack.hi",
+					      &stack_hi);
+	go_dwarf__close(d);
+	if (err)
+		return err;
+	if (goid > UINT32_MAX || stack_hi > UINT32_MAX)
+		return gt_error(-EINVAL, "corrupt DWARF in %s: runtime.g is over 4 GiB",
+				bin->elf->path);
+	out->goid_offset = (uint32_t)goid;
+	out->stack_hi_offset = (uint32_t)stack_hi;
+	return 0;
 }
 
 /* Does the Go string at VADDR, LEN bytes long, hold a Go version? Its minor
@@ -246,37 +145,6 @@ static int layout_from_version(const struct go_binary *bin,
 	return 0;
 }
 
-/* The value of the symbol runtime.tlsg, or -ENOENT. */
-static int tlsg_value(const struct elf_file *ef, uint64_t *value)
-{
-	Elf_Scn *scn;
-	Elf_Data *data;
-	GElf_Shdr shdr;
-	GElf_Sym sym;
-	const char *name;
-	size_t i, n;
-
-	scn = elf_file__section(ef, ".symtab", &shdr);
-	if (!scn || !shdr.sh_entsize)
-		return -ENOENT;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return gt_error(-EINVAL, "corrupt .symtab in %s: %s", ef->path,
-				elf_errmsg(-1));
-	n = data->d_size / shdr.sh_entsize;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getsym(data, (int)i, &sym))
-			return gt_error(-EINVAL, "corrupt .symtab in %s: %s",
-					ef->path, elf_errmsg(-1));
-		name = elf_strptr(ef->elf, shdr.sh_link, sym.st_name);
-		if (name && !strcmp(name, "runtime.tlsg")) {
-			*value = sym.st_value;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 /*
  * With a PT_TLS segment (cgo, external linking, PIE) g lives at
  * runtime.tlsg inside the binary's TLS block, which ends at fsbase
@@ -287,10 +155,9 @@ static int tlsg_value(const struct elf_file *ef, uint64_t *value)
  */
 static int tls_g_offset(const struct elf_file *ef, int64_t *out)
 {
-	uint64_t tlsg = 0, pad, align;
+	uint64_t tlsg, pad, align;
 	GElf_Phdr ph;
 	size_t i, n;
-	int err;
 
 	*out = TLS_G_DEFAULT;
 	if (elf_getphdrnum(ef->elf, &n))
@@ -305,9 +172,10 @@ static int tls_g_offset(const struct elf_file *ef, int64_t *out)
 	}
 	if (i == n)
 		return 0;
-	err = tlsg_value(ef, &tlsg);
-	if (err && err != -ENOENT)
-		return err;
+	if (elf_file__symbol(ef, "runtime.tlsg", &tlsg)) {
+		tlsg = 0;
+		gt_error_clear();
+	}
 	align = ph.p_align ? ph.p_align : 1;
 	if ((align & (align - 1)) || ph.p_memsz > (1u << 30) || tlsg > (1u << 30))
 		return gt_error(-EINVAL, "%s: implausible TLS segment",
@@ -320,18 +188,22 @@ static int tls_g_offset(const struct elf_file *ef, int64_t *out)
 int goroutine_layout__find(const struct go_binary *bin,
 			   struct goroutine_layout *out)
 {
-	const struct elf_file *ef = bin->elf;
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	/* libgo's goroutines have no layout this reads: gofunclatency keys
+	 * gccgo calls by SP instead, and gotrace prints no goid for them. */
 	if (bin->is_gccgo)
-		return gt_error(-ENOTSUP, "gccgo binaries are not supported yet");
-	err = has_debug_info(ef) ? layout_from_dwarf(ef, out) : -ENOENT;
-	if (err == -ENOENT)
+		return gt_error(-ENOTSUP, "%s is built by gccgo, whose goroutines have no layout to read",
+				bin->elf->path);
+	err = layout_from_dwarf(bin, out);
+	if (err == -ENOENT) {
+		gt_error_clear();
 		err = layout_from_version(bin, out);
+	}
 	if (err)
 		return err;
-	err = tls_g_offset(ef, &out->tls_g_offset);
+	err = tls_g_offset(bin->elf, &out->tls_g_offset);
 	if (err)
 		return err;
 	out->regabi = bin->abi == GO_ABI_REGISTER;

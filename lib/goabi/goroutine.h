@@ -21,11 +21,12 @@ struct goroutine_layout {
 };
 
 /*
- * The layout for BIN: offsets from the DWARF type runtime.g when present,
- * else from the Go version (go-internals.md section 4); the TLS slot from
- * runtime.tlsg and PT_TLS for cgo / externally linked binaries, else -8.
- * Fails with -ENOTSUP and a reason for gccgo or when the Go version cannot
- * be told.
+ * The layout for BIN: offsets from the DWARF type runtime.g when present
+ * (go_dwarf.h), else from the Go version, by a table read off runtime2.go
+ * of each release; the TLS slot from runtime.tlsg and PT_TLS for cgo /
+ * externally linked binaries, else -8. Fails with -ENOTSUP and a reason
+ * for gccgo, whose goroutines are libgo's and have no layout this reads,
+ * or when the Go version cannot be told or is not in the table.
  */
 int goroutine_layout__find(const struct go_binary *bin,
 			   struct goroutine_layout *out);

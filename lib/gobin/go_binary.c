@@ -12,6 +12,7 @@
 #include "gobin/buildinfo.h"
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/go_binary.h"
 #include "gobin/pclntab.h"
 
@@ -30,16 +31,11 @@ static int sym_list__add(struct sym_list *l, const char *name, size_t len,
 			 uint64_t addr, uint64_t size, int rank)
 {
 	struct sym *v;
+	int err;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return gt_error(-ENOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	err = gt_ensure_mem((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1);
+	if (err)
+		return err;
 	v = &l->v[l->n];
 	v->f.name = strndup(name, len);
 	if (!v->f.name)
@@ -456,8 +452,33 @@ void go_binary__close(struct go_binary *bin)
 		free(bin->funcs[i].name);
 	free(bin->funcs);
 	pclntab__free(bin->pclntab);
+	dwarf_end(bin->dwarf);
 	elf_file__close(bin->elf);
 	free(bin);
+}
+
+int go_binary__dwarf(const struct go_binary *bin, Dwarf **out)
+{
+	/* A cache: opening it changes nothing a holder of a const binary
+	 * can see, and every go_binary is allocated writable. */
+	struct go_binary *b = (struct go_binary *)bin;
+	GElf_Shdr sh;
+
+	*out = NULL;
+	if (!b->dwarf) {
+		if (!elf_file__section(bin->elf, ".debug_info", &sh) &&
+		    !elf_file__section(bin->elf, ".zdebug_info", &sh))
+			return gt_error(-ENOENT, "%s has no DWARF (stripped?)",
+					bin->elf->path);
+		/* libdw decompresses SHF_COMPRESSED (Go 1.19+) and .zdebug
+		 * (Go 1.11 to 1.18) sections itself. */
+		b->dwarf = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
+		if (!b->dwarf)
+			return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
+					bin->elf->path, dwarf_errmsg(-1));
+	}
+	*out = b->dwarf;
+	return 0;
 }
 
 const struct go_func *go_binary__func_at(const struct go_binary *bin,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A Go program or shared library opened for tracing: its functions (from
- * .symtab, or from .gopclntab when stripped), its Go version and ABI.
+ * .symtab, or from .gopclntab when stripped), its Go version and ABI, and
+ * the one libdw handle on its DWARF that every reader of DWARF shares.
  */
 #ifndef GOTOOLS_GO_BINARY_H
 #define GOTOOLS_GO_BINARY_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <elfutils/libdw.h>
 #include "elf/elf_file.h"
 #include "gobin/pclntab.h"
 
@@ -39,6 +41,7 @@ struct go_binary {
 	bool is_gccgo;
 	enum go_abi abi;
 	struct pclntab *pclntab;	/* the parsed .gopclntab, or NULL */
+	Dwarf *dwarf;		/* NULL until go_binary__dwarf() opens it */
 };
 
 /*
@@ -48,6 +51,16 @@ struct go_binary {
  */
 int go_binary__open(const char *path, struct go_binary **out);
 void go_binary__close(struct go_binary *bin);
+
+/*
+ * The libdw handle on BIN's DWARF, opened on the first call and kept until
+ * go_binary__close(): every reader of DWARF shares it, and with it what
+ * libdw has parsed (units, abbreviations, line tables). Returns 0, -ENOENT
+ * with a reason when BIN has no DWARF (neither .debug_info nor
+ * .zdebug_info: stripped, or built with -ldflags=-w), or -EINVAL with a
+ * reason when libdw cannot read it. Not thread-safe.
+ */
+int go_binary__dwarf(const struct go_binary *bin, Dwarf **out);
 
 /* The function whose [addr, addr+size) contains ADDR, or NULL. */
 const struct go_func *go_binary__func_at(const struct go_binary *bin,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/pcline.h"
 #include "gobin/pcline_dwarf.h"
 
@@ -62,20 +63,16 @@ static int decode(const struct pclntab *tab, size_t i, size_t off,
 {
 	struct pclntab_pcvalue it;
 	size_t cap = 0;
-	struct run *v;
-	int ret;
+	int ret, err;
 
 	pclntab_pcvalue__init(&it, tab, i, off);
 	while ((ret = pclntab_pcvalue__next(&it)) > 0) {
 		if (it.pc == it.end)
 			continue;
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = realloc(out->v, cap * sizeof(*v));
-			if (!v)
-				return gt_error(-ENOMEM, "out of memory");
-			out->v = v;
-		}
+		err = gt_ensure_mem((void **)&out->v, &cap, sizeof(*out->v),
+				    out->n + 1);
+		if (err)
+			return err;
 		out->v[out->n++] = (struct run){ it.pc, it.end, it.val };
 	}
 	return ret;

@@ -19,6 +19,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/pcline_dwarf.h"
 
 /* The deepest nesting of inlined calls followed; deeper ones are cut. */
@@ -44,7 +45,7 @@ struct path_slot {
 
 struct pcline_dwarf {
 	const struct go_binary *bin;
-	Dwarf *dw;
+	Dwarf *dw;			/* bin's, go_binary__dwarf() */
 	struct die_ranges funcs, units;
 	struct path_slot *paths;	/* open addressing, at most half full */
 	size_t npaths, paths_cap;	/* paths_cap: a power of two */
@@ -59,15 +60,11 @@ static int dwarf_fail(const struct pcline_dwarf *d, const char *what)
 static int add_range(struct die_ranges *r, uint64_t start, uint64_t end,
 		     Dwarf_Off die_off)
 {
-	struct die_range *v;
+	int err;
 
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 1024;
-		v = realloc(r->v, r->cap * sizeof(*v));
-		if (!v)
-			return gt_error(-ENOMEM, "out of memory");
-		r->v = v;
-	}
+	err = gt_ensure_mem((void **)&r->v, &r->cap, sizeof(*r->v), r->n + 1);
+	if (err)
+		return err;
 	r->v[r->n++] = (struct die_range){ start, end, die_off };
 	return 0;
 }
@@ -133,24 +130,18 @@ static int map_funcs(struct pcline_dwarf *d)
 int pcline_dwarf__open(const struct go_binary *bin, struct pcline_dwarf **out)
 {
 	struct pcline_dwarf *d;
-	GElf_Shdr shdr;
+	Dwarf *dw;
 	int err;
 
 	*out = NULL;
-	/* Go <= 1.18 compresses into .zdebug_*; libdw reads both forms. */
-	if (!elf_file__section(bin->elf, ".debug_info", &shdr) &&
-	    !elf_file__section(bin->elf, ".zdebug_info", &shdr))
-		return gt_error(-ENOENT, "no DWARF in %s", bin->elf->path);
+	err = go_binary__dwarf(bin, &dw);
+	if (err)
+		return err;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return gt_error(-ENOMEM, "out of memory");
 	d->bin = bin;
-	d->dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	if (!d->dw) {
-		free(d);
-		return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				bin->elf->path, dwarf_errmsg(-1));
-	}
+	d->dw = dw;
 	err = map_funcs(d);
 	if (err) {
 		pcline_dwarf__close(d);
@@ -166,7 +157,6 @@ void pcline_dwarf__close(struct pcline_dwarf *d)
 
 	if (!d)
 		return;
-	dwarf_end(d->dw);
 	free(d->funcs.v);
 	free(d->units.v);
 	for (i = 0; i < d->paths_cap; i++)

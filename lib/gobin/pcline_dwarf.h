@@ -15,8 +15,9 @@
 
 struct pcline_dwarf;
 
-/* Open the DWARF of BIN, which must outlive the result. -ENOENT with a
- * reason when BIN has none, -EINVAL with a reason when libdw rejects it. */
+/* Map the DWARF of BIN (go_binary__dwarf()), which must outlive the
+ * result. -ENOENT with a reason when BIN has none, -EINVAL with a reason
+ * when libdw rejects it. */
 int pcline_dwarf__open(const struct go_binary *bin, struct pcline_dwarf **out);
 void pcline_dwarf__close(struct pcline_dwarf *d);
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "gobin/go_moduledata.h"
 #include "gobin/pclntab_inline.h"
 
@@ -157,17 +158,12 @@ static int read_varint(const struct walk *w, size_t *off, uint32_t *v)
 static int add_range(struct walk *w, uint64_t start, uint64_t end,
 		     int32_t val)
 {
-	struct pc_range *r;
+	int err;
 
-	if (w->nranges == w->ranges_cap) {
-		size_t cap = w->ranges_cap ? w->ranges_cap * 2 : 64;
-
-		r = realloc(w->ranges, cap * sizeof(*r));
-		if (!r)
-			return gt_error(-ENOMEM, "out of memory");
-		w->ranges = r;
-		w->ranges_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&w->ranges, &w->ranges_cap,
+			    sizeof(*w->ranges), w->nranges + 1);
+	if (err)
+		return err;
 	w->ranges[w->nranges++] = (struct pc_range){ start, end, val };
 	return 0;
 }
@@ -259,17 +255,12 @@ static int parent_of(const struct walk *w, int32_t node, int32_t *parent)
 
 static int add_node_pc(struct walk *w, int32_t node, uint64_t pc)
 {
-	struct node_pc *n;
+	int err;
 
-	if (w->nnodes == w->nodes_cap) {
-		size_t cap = w->nodes_cap ? w->nodes_cap * 2 : 64;
-
-		n = realloc(w->nodes, cap * sizeof(*n));
-		if (!n)
-			return gt_error(-ENOMEM, "out of memory");
-		w->nodes = n;
-		w->nodes_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&w->nodes, &w->nodes_cap,
+			    sizeof(*w->nodes), w->nnodes + 1);
+	if (err)
+		return err;
 	w->nodes[w->nnodes++] = (struct node_pc){ node, pc };
 	return 0;
 }

@@ -4,26 +4,16 @@
 #include <string.h>
 #include "x86/abi_wrapper.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/func_probes.h"
 #include "probe/inline_sites.h"
 #include "probe/probe_spec.h"
 #include "x86/uprobe_insn.h"
 
-static int probes_reserve(struct func_probes *fp, size_t *cap)
-{
-	struct func_probe *p;
-	size_t new_cap;
-
-	if (fp->n < *cap)
-		return 0;
-	new_cap = *cap ? *cap * 2 : 64;
-	p = realloc(fp->probes, new_cap * sizeof(*p));
-	if (!p)
-		return gt_error(-ENOMEM, "out of memory");
-	fp->probes = p;
-	*cap = new_cap;
-	return 0;
-}
+/* The room in fp->probes and fp->refused while they are collected. */
+struct probe_caps {
+	size_t probes, refused;
+};
 
 /* Is some function, or some inlined copy, named exactly as the pattern? */
 static bool pattern_names_exactly(const struct go_binary *bin,
@@ -50,27 +40,29 @@ static bool name_selected(const struct name_matcher *m, bool exact,
 }
 
 /* Keep a site the kernel would refuse aside, for -v to list. */
-static int add_refused(struct func_probes *fp, const struct func_probe *probe)
+static int add_refused(struct func_probes *fp, struct probe_caps *caps,
+		       const struct func_probe *probe)
 {
-	struct func_probe *p;
+	int err;
 
-	p = realloc(fp->refused, (fp->nrefused + 1) * sizeof(*p));
-	if (!p)
-		return gt_error(-ENOMEM, "out of memory");
-	fp->refused = p;
+	err = gt_ensure_mem((void **)&fp->refused, &caps->refused,
+			    sizeof(*fp->refused), fp->nrefused + 1);
+	if (err)
+		return err;
 	fp->refused[fp->nrefused++] = *probe;
 	return 0;
 }
 
 static int add_probe(const struct go_binary *bin, struct func_probes *fp,
-		     size_t *cap, const struct func_probe *probe)
+		     struct probe_caps *caps, const struct func_probe *probe)
 {
 	struct func_probe *p;
 	int err;
 
 	if (!uprobe_insn__probeable(bin->elf, probe->site.addr))
-		return add_refused(fp, probe);
-	err = probes_reserve(fp, cap);
+		return add_refused(fp, caps, probe);
+	err = gt_ensure_mem((void **)&fp->probes, &caps->probes,
+			    sizeof(*fp->probes), fp->n + 1);
 	if (err)
 		return err;
 	p = &fp->probes[fp->n];
@@ -115,7 +107,7 @@ static int is_wrapper_in_group(const struct go_binary *bin,
 }
 
 static int add_function(const struct go_binary *bin, const struct go_func *fn,
-			struct func_probes *fp, size_t *cap)
+			struct func_probes *fp, struct probe_caps *caps)
 {
 	struct func_probe probe = {
 		.name = fn->name,
@@ -126,12 +118,12 @@ static int add_function(const struct go_binary *bin, const struct go_func *fn,
 	err = probe_site__for_entry(bin, fn, &probe.site);
 	if (err)
 		return err;
-	return add_probe(bin, fp, cap, &probe);
+	return add_probe(bin, fp, caps, &probe);
 }
 
 static int add_functions(const struct go_binary *bin,
 			 const struct name_matcher *m, bool exact,
-			 struct func_probes *fp, size_t *cap)
+			 struct func_probes *fp, struct probe_caps *caps)
 {
 	const struct go_func **sel;
 	size_t i, j, k, n = 0;
@@ -154,7 +146,7 @@ static int add_functions(const struct go_binary *bin,
 				err = is_wrapper_in_group(bin, sel + i, j - i,
 							  sel[k], &wrapper);
 			if (!err && !wrapper)
-				err = add_function(bin, sel[k], fp, cap);
+				err = add_function(bin, sel[k], fp, caps);
 		}
 	}
 	free(sel);
@@ -164,7 +156,7 @@ static int add_functions(const struct go_binary *bin,
 static int add_inlined(const struct go_binary *bin,
 		       const struct name_matcher *m, bool exact,
 		       struct inline_sites *inl, struct func_probes *fp,
-		       size_t *cap)
+		       struct probe_caps *caps)
 {
 	size_t i;
 	int err;
@@ -186,7 +178,7 @@ static int add_inlined(const struct go_binary *bin,
 		fp->names[fp->nnames] = s->name;
 		s->name = NULL;
 		probe.name = fp->names[fp->nnames++];
-		err = add_probe(bin, fp, cap, &probe);
+		err = add_probe(bin, fp, caps, &probe);
 		if (err)
 			return err;
 	}
@@ -224,8 +216,8 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 			 bool regex, struct func_probes *out)
 {
 	struct inline_sites inl = { 0 };
+	struct probe_caps caps = { 0 };
 	struct name_matcher m;
-	size_t cap = 0;
 	bool exact;
 	int err;
 
@@ -237,9 +229,9 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 	if (err)
 		goto out;
 	exact = pattern_names_exactly(bin, &m, &inl);
-	err = add_functions(bin, &m, exact, out, &cap);
+	err = add_functions(bin, &m, exact, out, &caps);
 	if (!err)
-		err = add_inlined(bin, &m, exact, &inl, out, &cap);
+		err = add_inlined(bin, &m, exact, &inl, out, &caps);
 	if (!err)
 		err = count_names(out);
 out:

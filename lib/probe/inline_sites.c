@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dwarf.h>
-#include <gelf.h>
 #include <elfutils/libdw.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/inline_sites.h"
 #include "gobin/pclntab_inline.h"
 
@@ -73,16 +73,12 @@ static int add_site(struct walk *w, const char *name, uint64_t addr,
 {
 	struct inline_sites *out = w->out;
 	struct inline_site *s;
+	int err;
 
-	if (out->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-
-		s = realloc(out->sites, cap * sizeof(*s));
-		if (!s)
-			return gt_error(-ENOMEM, "out of memory");
-		out->sites = s;
-		w->cap = cap;
-	}
+	err = gt_ensure_mem((void **)&out->sites, &w->cap, sizeof(*out->sites),
+			    out->n + 1);
+	if (err)
+		return err;
 	s = &out->sites[out->n];
 	s->name = strdup(name);
 	if (!s->name)
@@ -117,15 +113,12 @@ static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 
 static int push(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 {
-	if (w->depth == w->stack_cap) {
-		size_t cap = w->stack_cap ? w->stack_cap * 2 : 16;
-		struct walk_frame *s = realloc(w->stack, cap * sizeof(*s));
+	int err;
 
-		if (!s)
-			return gt_error(-ENOMEM, "out of memory");
-		w->stack = s;
-		w->stack_cap = cap;
-	}
+	err = gt_ensure_mem((void **)&w->stack, &w->stack_cap,
+			    sizeof(*w->stack), w->depth + 1);
+	if (err)
+		return err;
 	w->stack[w->depth].die = *die;
 	w->stack[w->depth].caller_addr = caller_addr;
 	w->depth++;
@@ -164,29 +157,6 @@ static int walk_unit(struct walk *w, Dwarf_Die *cu_die)
 			return dwarf_fail("bad sibling entry");
 	}
 	return err;
-}
-
-/* 1 when ELF has .debug_info (or Go <= 1.18's .zdebug_info), 0 when not:
- * libdw tells "no DWARF" from a corrupt one only by a private code. */
-static int has_debug_info(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr shdr;
-	const char *name;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return gt_error(-EINVAL, "corrupt ELF: %s", elf_errmsg(-1));
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr))
-			return gt_error(-EINVAL, "corrupt ELF: %s",
-					elf_errmsg(-1));
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (name && (!strcmp(name, ".debug_info") ||
-			     !strcmp(name, ".zdebug_info")))
-			return 1;
-	}
-	return 0;
 }
 
 static int cmp_sites(const void *a, const void *b)
@@ -259,27 +229,20 @@ int inline_sites__find(const struct go_binary *bin,
 	int err, ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	err = has_debug_info(bin->elf->elf);
-	if (err < 0)
-		return err;
-	if (err == 0) {
+	err = go_binary__dwarf(bin, &dw);
+	if (err == -ENOENT) {
+		gt_error_clear();
 		err = find_in_pclntab(bin, &w);
 		goto done;
 	}
-	/* libdw decompresses both SHF_COMPRESSED (Go 1.19+) and .zdebug
-	 * (Go 1.11-1.18) sections itself. */
-	dw = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
-	if (!dw)
-		return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
-				bin->elf->path, dwarf_errmsg(-1));
-	err = 0;
+	if (err)
+		return err;
 	while (!err && (ret = dwarf_get_units(dw, cu, &cu, NULL, NULL,
 					      &cu_die, NULL)) == 0)
 		err = walk_unit(&w, &cu_die);
 	if (!err && ret < 0)
 		err = dwarf_fail("bad unit header");
 	free(w.stack);
-	dwarf_end(dw);
 done:
 	if (err) {
 		inline_sites__free(out);

@@ -7,6 +7,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/uprobes.h"
 
 /* From Linux 6.6 include/uapi/linux/bpf.h, absent from older headers. */
@@ -129,21 +130,19 @@ static int attach_one_by_one(struct uprobes *u, struct bpf_program *prog,
 
 int uprobe_list__add(struct uprobe_list *l, uint64_t offset, uint64_t cookie)
 {
-	size_t cap;
-	uint64_t *p;
+	size_t offsets_cap = l->cap, cookies_cap = l->cap;
+	int err;
 
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 64;
-		p = realloc(l->offsets, cap * sizeof(*p));
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		l->offsets = p;
-		p = realloc(l->cookies, cap * sizeof(*p));
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		l->cookies = p;
-		l->cap = cap;
-	}
+	/* Both arrays hold l->cap: when the second cannot grow, the first
+	 * keeps its extra room and l->cap stays true. */
+	err = gt_ensure_mem((void **)&l->offsets, &offsets_cap,
+			    sizeof(*l->offsets), l->n + 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&l->cookies, &cookies_cap,
+				    sizeof(*l->cookies), l->n + 1);
+	if (err)
+		return err;
+	l->cap = offsets_cap < cookies_cap ? offsets_cap : cookies_cap;
 	l->offsets[l->n] = offset;
 	l->cookies[l->n++] = cookie;
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/call_sites.h"
 #include "goabi/go_abi.h"
 #include "trace/trace_plan.h"
@@ -39,20 +40,19 @@ struct planner {
 static int plan_set__add_row(struct trace_plan_set *s, const char *func,
 			     const struct trace_probe *probe, size_t *idx)
 {
-	if (s->nrows == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct trace_row *r = realloc(s->rows, cap * sizeof(*r));
-		struct trace_plan *p;
+	size_t rows_cap = s->cap, plans_cap = s->cap;
+	int err;
 
-		if (!r)
-			return gt_error(-ENOMEM, "out of memory");
-		s->rows = r;
-		p = realloc(s->plans, cap * sizeof(*p));
-		if (!p)
-			return gt_error(-ENOMEM, "out of memory");
-		s->plans = p;
-		s->cap = cap;
-	}
+	/* Both arrays hold s->cap: when the second cannot grow, the first
+	 * keeps its extra room and s->cap stays true. */
+	err = gt_ensure_mem((void **)&s->rows, &rows_cap, sizeof(*s->rows),
+			    s->nrows + 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&s->plans, &plans_cap,
+				    sizeof(*s->plans), s->nrows + 1);
+	if (err)
+		return err;
+	s->cap = rows_cap < plans_cap ? rows_cap : plans_cap;
 	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
 	memset(&s->plans[s->nrows], 0, sizeof(s->plans[0]));
 	s->rows[s->nrows].func = strdup(func);

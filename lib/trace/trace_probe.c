@@ -5,23 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "trace/trace_probe.h"
 
 /* The literal text being built while the format is read. */
 struct lit {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 };
 
 static int lit__add(struct lit *l, char c)
 {
-	char *b = realloc(l->buf, l->len + 2);
+	int err;
 
-	if (!b)
-		return gt_error(-ENOMEM, "out of memory");
-	b[l->len++] = c;
-	b[l->len] = '\0';
-	l->buf = b;
+	/* the character and a NUL */
+	err = gt_ensure_mem((void **)&l->buf, &l->cap, sizeof(*l->buf),
+			    l->len + 2);
+	if (err)
+		return err;
+	l->buf[l->len++] = c;
+	l->buf[l->len] = '\0';
 	return 0;
 }
 
@@ -31,7 +34,7 @@ static char *lit__take(struct lit *l)
 	char *s = l->buf ? l->buf : strdup("");
 
 	l->buf = NULL;
-	l->len = 0;
+	l->len = l->cap = 0;
 	return s;
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <capstone/capstone.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "x86/exit_sites.h"
 
 #define INT3			0xcc
@@ -36,17 +37,11 @@ struct site_list {
 static int site_list__add(struct site_list *l, uint64_t addr,
 			  enum exit_kind kind)
 {
-	struct exit_site *v;
-	size_t cap;
+	int err;
 
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 16;
-		v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return gt_error(-ENOMEM, "out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	err = gt_ensure_mem((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1);
+	if (err)
+		return err;
 	l->v[l->n].addr = addr;
 	l->v[l->n].kind = kind;
 	l->n++;

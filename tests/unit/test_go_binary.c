@@ -424,6 +424,71 @@ TEST(gccgo)
 	unlink(stripped);
 }
 
+/* How many compilation units readelf finds in PATH, or -1. */
+static long readelf_units(const char *path)
+{
+	char cmd[4200], line[64];
+	FILE *p;
+	long n = -1;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf --debug-dump=info '%s' 2>/dev/null | grep -c 'Compilation Unit @'",
+		 path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fgets(line, sizeof(line), p))
+		n = atol(line);
+	pclose(p);
+	return n;
+}
+
+/*
+ * One DWARF handle per binary, opened on demand: from .debug_info, or from
+ * Go 1.15's zlib-compressed .zdebug_info; its units are those readelf
+ * counts. A stripped build has none and says so.
+ */
+TEST(dwarf_handle)
+{
+	char name[64];
+	struct go_binary *bin;
+	Dwarf_CU *cu;
+	Dwarf *dw, *again;
+	size_t i, units;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		snprintf(name, sizeof(name), "count-go%s-default", versions[i]);
+		bin = open_ok(name);
+		if (!bin)
+			continue;
+		CHECK(bin->dwarf == NULL);
+		CHECK_EQ_INT(go_binary__dwarf(bin, &dw), 0);
+		CHECK(dw != NULL);
+		CHECK_EQ_INT(go_binary__dwarf(bin, &again), 0);
+		CHECK(again == dw);
+		for (cu = NULL, units = 0;
+		     dw && dwarf_get_units(dw, cu, &cu, NULL, NULL, NULL,
+					   NULL) == 0;)
+			units++;
+		CHECK(units > 0);
+		CHECK_EQ_INT(units, readelf_units(test_fixture(name)));
+		go_binary__close(bin);
+
+		snprintf(name, sizeof(name), "count-go%s-stripped",
+			 versions[i]);
+		bin = open_ok(name);
+		if (!bin)
+			continue;
+		gt_error_clear();
+		dw = (void *)1;
+		CHECK_EQ_INT(go_binary__dwarf(bin, &dw), -ENOENT);
+		CHECK(dw == NULL);
+		CHECK(strstr(gt_last_error(), "no DWARF") != NULL);
+		CHECK(strstr(gt_last_error(), bin->elf->path) != NULL);
+		go_binary__close(bin);
+	}
+}
+
 static void expect_fail(const char *path, int err, const char *why)
 {
 	struct go_binary *bin = (void *)1;
@@ -509,6 +574,7 @@ int main(void)
 	RUN(stripped_cgo);
 	RUN(esbuild);
 	RUN(gccgo);
+	RUN(dwarf_handle);
 	RUN(bad_inputs);
 	RUN(version_minor);
 	return TEST_SUMMARY();

@@ -629,6 +629,69 @@ TEST(lookup)
 	close_fixture(&f);
 }
 
+/*
+ * Member offsets by name, against the fixture's sources and Go's amd64
+ * layout (request: Method string, URL *url, Body []byte, ID int; rect:
+ * pts [2]int, w int) and runtime2.go (g starts with stack {lo, hi}).
+ * Only values are followed: not pointers, not what is no structure.
+ */
+TEST(member_offset)
+{
+	static const struct {
+		const char *type, *path;
+		uint64_t off;
+	} want[] = {
+		{ "main.request", "Method", 0 },
+		{ "main.request", "URL", 16 },
+		{ "main.request", "Body", 24 },
+		{ "main.request", "ID", 48 },
+		{ "main.rect", "w", 16 },
+		{ "runtime.g", "stack", 0 },
+		{ "runtime.g", "stack.hi", 8 },
+		{ "runtime.stack", "hi", 8 },
+	};
+	static const struct {
+		const char *type, *path, *why;
+	} missing[] = {
+		{ "main.nosuch", "x", "no type main.nosuch" },
+		{ "main.request", "Nope", "main.request has no member Nope" },
+		{ "main.request", "ID.x", "main.request has no member ID.x" },
+		{ "main.request", "URL.Path", "has no member URL.Path" },
+		{ "runtime.g", "stack.mid", "runtime.g has no member stack.mid" },
+		{ "runtime.g", "", "runtime.g has no member " },
+	};
+	struct fixture f;
+	uint64_t off;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(gc_fixtures) / sizeof(*gc_fixtures); i++) {
+		if (open_fixture(gc_fixtures[i], &f))
+			continue;
+		for (j = 0; j < sizeof(want) / sizeof(*want); j++) {
+			off = 99;
+			CHECK_EQ_INT(go_dwarf__member_offset(f.d, want[j].type,
+							     want[j].path, &off),
+				     0);
+			CHECK_EQ_INT(off, want[j].off);
+		}
+		for (j = 0; j < sizeof(missing) / sizeof(*missing); j++) {
+			gt_error_clear();
+			CHECK_EQ_INT(go_dwarf__member_offset(f.d,
+							     missing[j].type,
+							     missing[j].path,
+							     &off),
+				     -ENOENT);
+			if (!strstr(gt_last_error(), missing[j].why)) {
+				fprintf(stderr, "%s: \"%s\" lacks \"%s\"\n",
+					gc_fixtures[i], gt_last_error(),
+					missing[j].why);
+				CHECK(0);
+			}
+		}
+		close_fixture(&f);
+	}
+}
+
 int main(void)
 {
 	RUN(gc_signatures);
@@ -641,5 +704,6 @@ int main(void)
 	RUN(frame_abi);
 	RUN(duplicate_results);
 	RUN(lookup);
+	RUN(member_offset);
 	return TEST_SUMMARY();
 }

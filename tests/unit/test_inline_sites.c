@@ -180,7 +180,8 @@ static int find_sites(const char *fixture, const char *pattern,
 		fprintf(stderr, "%s: %s\n", fixture, gt_last_error());
 		return err;
 	}
-	/* inline_sites__find reads only the ELF of the binary. */
+	/* inline_sites__find reads only the ELF of the binary and the DWARF
+	 * handle it opens in it (found_free ends it). */
 	f->bin.elf = f->ef;
 	err = name_matcher__init(&m, pattern, false);
 	if (err)
@@ -195,6 +196,7 @@ static int find_sites(const char *fixture, const char *pattern,
 static void found_free(struct found *f)
 {
 	inline_sites__free(&f->sites);
+	dwarf_end(f->bin.dwarf);
 	if (f->ef)
 		elf_file__close(f->ef);
 }
