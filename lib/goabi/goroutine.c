@@ -206,6 +206,5 @@ int goroutine_layout__find(const struct go_binary *bin,
 	err = tls_g_offset(bin->elf, &out->tls_g_offset);
 	if (err)
 		return err;
-	out->regabi = bin->abi == GO_ABI_REGISTER;
 	return 0;
 }
