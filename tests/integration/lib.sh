@@ -28,6 +28,19 @@ need_file() {
 	fi
 }
 
+# wait_exec PID FILE: until process PID runs FILE. A fixture started as
+# `FILE <fifo &` is a shell blocked opening the FIFO until a writer comes,
+# and only then execs FILE: a tool given -p PID before that sees the shell.
+wait_exec() {
+	local want
+	want=$(readlink -f "$2")
+	for _ in $(seq 200); do
+		[[ $(readlink -f "/proc/$1/exe" 2>/dev/null) == "$want" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 finish() {
 	echo "$t_passed passed, $t_failed failed"
 	[[ $t_failed -eq 0 ]]

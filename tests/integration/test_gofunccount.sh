@@ -51,6 +51,7 @@ test_pid() {
 	"$f" -wait "$truth" <"$TMP/pid.in" >"$TMP/pid.fixture" &
 	local fpid=$!
 	exec 7>"$TMP/pid.in"
+	wait_exec "$fpid" "$f"
 	"$TOOL" -p "$fpid" -r "$PATTERN" >"$out" 2>"$out.err" &
 	local tpid=$!
 	for _ in $(seq 100); do

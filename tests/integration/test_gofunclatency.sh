@@ -53,6 +53,7 @@ latency_run() {
 	"$f" -wait "$truth" <"$TMP/lat.in" >"$fout" 2>&1 &
 	local fpid=$!
 	exec 7>"$TMP/lat.in"
+	wait_exec "$fpid" "$f"
 	"$TOOL" -j -F -r -p "$fpid" "$PATTERN" >"$out" 2>"$out.err" &
 	local tpid=$!
 	wait_tracing "$out.err"
@@ -201,6 +202,7 @@ test_gccgo_libgo() {
 	"$f" -wait "$TMP/libgo.truth" <"$TMP/libgo.in" >/dev/null 2>&1 &
 	local fpid=$!
 	exec 7>"$TMP/libgo.in"
+	wait_exec "$fpid" "$f"
 	"$TOOL" -j -p "$fpid" 'go:fmt.Sprint' >"$out" 2>"$out.err" &
 	local tpid=$!
 	wait_tracing "$out.err"
@@ -282,6 +284,7 @@ test_interval() {
 	"$f" -wait "$TMP/int.truth" <"$TMP/int.in" >/dev/null &
 	local fpid=$!
 	exec 7>"$TMP/int.in"
+	wait_exec "$fpid" "$f"
 	"$TOOL" -T -i 1 -d 3 -p "$fpid" 'main.latSleep' >"$out" 2>"$out.err"
 	local rc=$?
 	exec 7>&-
