@@ -5,8 +5,10 @@
  * Each matched function gets one uprobe at its counting site (see
  * lib/x86/probe_site.h: the prologue's jump to morestack, so that a call whose
  * stack grows is counted once and the probe is emulated, not single-
- * stepped), plus one at each inlined copy. All probes share one uprobe_multi
- * link; the attach cookie says which counter a hit adds to.
+ * stepped), plus one at each inlined copy. The probes share one
+ * uprobe_multi link where the kernel has them (Linux 6.6+), else each is a
+ * uprobe of its own (lib/probe/uprobes.h); the attach cookie says which
+ * counter a hit adds to.
  */
 #include <argp.h>
 #include <errno.h>

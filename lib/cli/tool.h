@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What every gotools command shares: the options bcc's tools have in
- * common (-p -c -i -d -T -r -v -j), the target they name (a process, a
- * command to start, or BINARY:PATTERN), Ctrl-C, and the tracing clock that
- * wakes the tool at each interval and at the end.
+ * common (-p -i -d -T -r -v) and gotools' own -c and -j, the target they
+ * name (a process, a command to start, or BINARY:PATTERN), Ctrl-C, and
+ * the tracing clock that wakes the tool at each interval and at the end.
  */
 #ifndef GOTOOLS_TOOL_H
 #define GOTOOLS_TOOL_H
