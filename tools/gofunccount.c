@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
+#include "core/name_table.h"
 #include "probe/func_probes.h"
 #include "cli/json.h"
 #include "cli/tool.h"
@@ -85,32 +86,34 @@ struct counter_table {
 	__u32 *row_of_probe;
 };
 
-static int row_find_or_add(struct counter_table *t, const struct func_probe *p)
-{
-	size_t i;
-
-	for (i = 0; i < t->nrows; i++)
-		if (t->rows[i].inlined == p->inlined &&
-		    strcmp(t->rows[i].name, p->name) == 0)
-			return i;
-	t->rows[t->nrows].name = p->name;
-	t->rows[t->nrows].inlined = p->inlined;
-	return t->nrows++;
-}
-
+/* A row per name and inlined flag, in the order the probes come. */
 static int counter_table__init(struct counter_table *t,
 			       const struct func_probes *fp)
 {
+	struct name_table names;
 	size_t i;
+	int err, row;
 
 	t->rows = calloc(fp->n, sizeof(*t->rows));
 	t->row_of_probe = calloc(fp->n, sizeof(*t->row_of_probe));
 	if (!t->rows || !t->row_of_probe)
 		return gt_error(-ENOMEM, "out of memory");
-	/* A linear search per probe: a few million comparisons at most. */
-	for (i = 0; i < fp->n; i++)
-		t->row_of_probe[i] = row_find_or_add(t, &fp->probes[i]);
-	return 0;
+	err = name_table__init(&names, fp->n);
+	for (i = 0; i < fp->n && !err; i++) {
+		const struct func_probe *p = &fp->probes[i];
+
+		row = name_table__index(&names, p->name, p->inlined);
+		if (row < 0) {
+			err = row;
+			break;
+		}
+		t->rows[row].name = p->name;
+		t->rows[row].inlined = p->inlined;
+		t->row_of_probe[i] = row;
+	}
+	t->nrows = names.n;
+	name_table__free(&names);
+	return err;
 }
 
 static void counter_table__free(struct counter_table *t)

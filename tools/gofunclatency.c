@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
+#include "core/name_table.h"
 #include "x86/exit_sites.h"
 #include "probe/func_probes.h"
 #include "gobin/go_binary.h"
@@ -122,25 +123,29 @@ struct func_row {
 struct latency_plan {
 	struct func_row *rows;
 	size_t nrows;
+	struct name_table names;		/* of the rows */
 	struct uprobe_list entries, exits;	/* two programs */
 };
 
 static void latency_plan__free(struct latency_plan *p)
 {
 	free(p->rows);
+	name_table__free(&p->names);
 	uprobe_list__free(&p->entries);
 	uprobe_list__free(&p->exits);
 }
 
+/* The row of NAME, added when new: its index, or a negative errno when
+ * the names table (made for every probe) is full. */
 static int row_find_or_add(struct latency_plan *p, const char *name)
 {
-	size_t i;
+	int row = name_table__index(&p->names, name, 0);
 
-	for (i = 0; i < p->nrows; i++)
-		if (strcmp(p->rows[i].name, name) == 0)
-			return i;
-	p->rows[p->nrows].name = name;
-	return p->nrows++;
+	if (row >= 0) {
+		p->rows[row].name = name;
+		p->nrows = p->names.n;
+	}
+	return row;
 }
 
 /*
@@ -529,6 +534,9 @@ int main(int argc, char **argv)
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);
+	/* a row per name at most */
+	if (!err)
+		err = name_table__init(&plan.names, fp.n);
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &layout, &fp);
 	if (!err && env.per_function)
