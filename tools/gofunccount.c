@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/name_table.h"
 #include "probe/func_probes.h"
 #include "cli/json.h"
+#include "cli/percpu_map.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "gofunccount.h"
@@ -127,30 +127,17 @@ static void counter_table__free(struct counter_table *t)
  * and a clear. */
 static int counter_table__read(struct counter_table *t, int map_fd)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	unsigned long long *values;
+	__u64 sum;
 	__u32 key;
-	int i;
+	int err;
 
-	if (ncpus <= 0)
-		return gt_error(-EINVAL, "cannot count CPUs");
-	values = calloc(ncpus, sizeof(*values));
-	if (!values)
-		return gt_error(-ENOMEM, "out of memory");
 	for (key = 0; key < t->nrows; key++) {
-		unsigned long long sum = 0;
-
-		if (bpf_map_lookup_elem(map_fd, &key, values)) {
-			free(values);
-			return gt_error(-errno, "cannot read counts: %s",
-					strerror(errno));
-		}
-		for (i = 0; i < ncpus; i++)
-			sum += values[i];
+		err = percpu_map__sum(map_fd, key, &sum, 1);
+		if (err)
+			return err;
 		t->rows[key].delta = sum - t->rows[key].printed;
 		t->rows[key].printed = sum;
 	}
-	free(values);
 	return 0;
 }
 

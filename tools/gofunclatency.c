@@ -19,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/name_table.h"
@@ -29,6 +28,7 @@
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
 #include "cli/json.h"
+#include "cli/percpu_map.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "gofunclatency.h"
@@ -340,38 +340,24 @@ static int latency_plan__init(struct latency_plan *plan,
  * print. */
 static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	struct hist *values, sum;
+	struct hist sum;
 	__u32 key;
-	int c, s;
+	int s, err;
 
-	if (ncpus <= 0)
-		return gt_error(-EINVAL, "cannot count CPUs");
-	values = calloc(ncpus, sizeof(*values));
-	if (!values)
-		return gt_error(-ENOMEM, "out of memory");
 	for (key = 0; key < nhists; key++) {
 		struct func_row *r = &plan->rows[key];
 
-		if (bpf_map_lookup_elem(map_fd, &key, values)) {
-			free(values);
-			return gt_error(-errno, "cannot read histograms: %s",
-					strerror(errno));
-		}
-		memset(&sum, 0, sizeof(sum));
-		for (c = 0; c < ncpus; c++) {
-			for (s = 0; s < HIST_NSLOTS; s++)
-				sum.slots[s] += values[c].slots[s];
-			sum.total_ns += values[c].total_ns;
-			sum.count += values[c].count;
-		}
+		/* struct hist is u64 words only */
+		err = percpu_map__sum(map_fd, key, (__u64 *)&sum,
+				      sizeof(sum) / sizeof(__u64));
+		if (err)
+			return err;
 		for (s = 0; s < HIST_NSLOTS; s++)
 			r->delta.slots[s] = sum.slots[s] - r->printed.slots[s];
 		r->delta.total_ns = sum.total_ns - r->printed.total_ns;
 		r->delta.count = sum.count - r->printed.count;
 		r->printed = sum;
 	}
-	free(values);
 	return 0;
 }
 
