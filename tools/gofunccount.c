@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/name_table.h"
@@ -155,10 +154,9 @@ static void print_rows(const struct counter_table *t)
 {
 	char ts[16], name[4096];
 	const struct row **sorted;
-	time_t now = time(NULL);
 	size_t i;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	tool__timestamp(ts, sizeof(ts));
 	sorted = malloc(t->nrows * sizeof(*sorted));
 	if (!sorted)
 		return;

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
@@ -395,10 +394,9 @@ static void print_hist(const char *name, const struct hist *h)
 static void print_hists(const struct latency_plan *plan, size_t nhists)
 {
 	char ts[16];
-	time_t now = time(NULL);
 	size_t i;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	tool__timestamp(ts, sizeof(ts));
 	if (!env.tool.json) {
 		printf("\n");
 		if (env.tool.timestamp)

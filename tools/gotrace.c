@@ -367,9 +367,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 
 		snprintf(tbuf, sizeof(tbuf), "%.6f", secs);
 	} else if (env.tool.timestamp) {
-		time_t now = time(NULL);
-
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&now));
+		tool__timestamp(tbuf, sizeof(tbuf));
 	}
 	if (env.tool.json) {
 		printf("{");

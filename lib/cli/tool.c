@@ -218,3 +218,13 @@ int tool__load_error(int err)
 		return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
 	return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
 }
+
+char *tool__timestamp(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		buf[0] = '\0';
+	return buf;
+}

@@ -10,6 +10,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 #include <sys/types.h>
 #include "cli/command.h"
@@ -85,5 +86,9 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 
 /* A one-line reason for a failed BPF object load. */
 int tool__load_error(int err);
+
+/* The local time of day, HH:MM:SS (bcc's -T), in BUF of SIZE bytes (9 or
+ * more); returns BUF. */
+char *tool__timestamp(char *buf, size_t size);
 
 #endif
