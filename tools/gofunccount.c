@@ -21,6 +21,7 @@
 #include "probe/func_probes.h"
 #include "cli/json.h"
 #include "cli/percpu_map.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "gofunccount.h"
@@ -223,26 +224,16 @@ static int make_cookies(const struct func_probes *fp,
 	return err;
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
 {
-	struct gofunccount_bpf *obj;
-	int err;
+	struct gofunccount_bpf *obj = gofunccount_bpf__open();
 
-	obj = gofunccount_bpf__open();
 	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
-	obj->rodata->target_tgid = tgid;
-	err = bpf_map__set_max_entries(obj->maps.counts, nrows);
-	if (!err)
-		err = uprobes__prepare(obj->progs.count_call);
-	if (!err)
-		err = gofunccount_bpf__load(obj);
-	if (err) {
-		gofunccount_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
+		return skeleton__open_error();
 	*out = obj;
-	return 0;
+	obj->rodata->target_tgid = tgid;
+	return skeleton__load(obj->skeleton, obj->maps.counts, nrows);
 }
 
 static int trace(struct gofunccount_bpf *obj, struct counter_table *t,

@@ -28,6 +28,7 @@
 #include "cli/histogram.h"
 #include "cli/json.h"
 #include "cli/percpu_map.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "gofunclatency.h"
@@ -416,16 +417,16 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 	fflush(stdout);
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout, bool sp_keyed,
 		    size_t nhists)
 {
-	struct gofunclatency_bpf *obj;
-	int err;
+	struct gofunclatency_bpf *obj = gofunclatency_bpf__open();
 
-	obj = gofunclatency_bpf__open();
 	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
+		return skeleton__open_error();
+	*out = obj;
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->goid_offset = layout->goid_offset;
 	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
@@ -433,19 +434,7 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;
-	err = bpf_map__set_max_entries(obj->maps.hists, nhists);
-	if (!err)
-		err = uprobes__prepare(obj->progs.call_entry);
-	if (!err)
-		err = uprobes__prepare(obj->progs.call_exit);
-	if (!err)
-		err = gofunclatency_bpf__load(obj);
-	if (err) {
-		gofunclatency_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
-	*out = obj;
-	return 0;
+	return skeleton__load(obj->skeleton, obj->maps.hists, nhists);
 }
 
 static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,

@@ -34,6 +34,7 @@
 #include "gobin/pcline.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
@@ -453,43 +454,31 @@ static int plan_goroutines(struct trace_plan_set *s)
 	return 0;
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 		    const struct trace_plan_set *s)
 {
-	struct gotrace_bpf *obj;
+	struct gotrace_bpf *obj = gotrace_bpf__open();
 	bool gccgo = false;
 	__u32 i;
 	int err;
 
+	if (!obj)
+		return skeleton__open_error();
+	*out = obj;
 	for (i = 0; i < nbinaries; i++)
 		gccgo |= binaries[i].bin->is_gccgo;
-	obj = gotrace_bpf__open();
-	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
 	obj->rodata->frame_pointers = !gccgo;
-	err = bpf_map__set_max_entries(obj->maps.plans, s->nrows);
-	if (!err)
-		err = uprobes__prepare(obj->progs.trace_hit);
-	if (!err)
-		err = gotrace_bpf__load(obj);
-	if (err) {
-		gotrace_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
-	for (i = 0; i < s->nrows; i++) {
+	err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
+	for (i = 0; i < s->nrows && !err; i++)
 		if (bpf_map_update_elem(bpf_map__fd(obj->maps.plans), &i,
-					&s->plans[i], BPF_ANY)) {
+					&s->plans[i], BPF_ANY))
 			err = gt_error(-errno, "cannot store a plan: %s",
 				       strerror(errno));
-			gotrace_bpf__destroy(obj);
-			return err;
-		}
-	}
-	*out = obj;
-	return 0;
+	return err;
 }
 
 /* Each binary's probe sites, with the one program. */

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
-#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "probe/probe_spec.h"
@@ -209,14 +208,6 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		}
 		nanosleep(&step, NULL);
 	}
-}
-
-int tool__load_error(int err)
-{
-	/* Root can get EACCES too: from the verifier. */
-	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
-		return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
-	return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
 }
 
 char *tool__timestamp(char *buf, size_t size)

@@ -84,9 +84,6 @@ void tool_clock__start(struct tool_clock *c, const struct tool_options *o);
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);
 
-/* A one-line reason for a failed BPF object load. */
-int tool__load_error(int err);
-
 /* The local time of day, HH:MM:SS (bcc's -T), in BUF of SIZE bytes (9 or
  * more); returns BUF. */
 char *tool__timestamp(char *buf, size_t size);
