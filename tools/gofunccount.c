@@ -271,15 +271,10 @@ static int find_probes(const struct tool_target *target,
 {
 	int err;
 
-	err = func_probes__collect(target->bin, target->pattern, env.regex, fp);
+	err = func_probes__find(target->bin, target->path, target->pattern,
+				env.regex, fp);
 	if (err)
 		return err;
-	if (fp->n == 0 && fp->nrefused)
-		return gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
-				target->pattern, target->path);
-	if (fp->n == 0)
-		return gt_error(-ENOENT, "no functions match '%s' in %s",
-				target->pattern, target->path);
 	if (env.verbose)
 		print_probes(fp);
 	else if (fp->nrefused)

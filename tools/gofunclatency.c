@@ -467,20 +467,6 @@ static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,
 	return 0;
 }
 
-/* The functions for the pattern; an error when there are none. */
-static int find_probes(const struct tool_target *target,
-		       struct func_probes *fp)
-{
-	int err;
-
-	err = func_probes__collect(target->bin, target->pattern,
-				   env.tool.regex, fp);
-	if (!err && fp->n == 0)
-		err = gt_error(-ENOENT, "no functions match '%s' in %s",
-			       target->pattern, target->path);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -503,7 +489,8 @@ int main(int argc, char **argv)
 	tool__init(&env.tool);
 	err = tool_target__open(&target, &env.tool);
 	if (!err)
-		err = find_probes(&target, &fp);
+		err = func_probes__find(target.bin, target.path, target.pattern,
+					env.tool.regex, &fp);
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);

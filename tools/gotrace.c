@@ -221,10 +221,8 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	if (!err)
 		err = binary_of(t, spec.binary, &tb);
 	if (!err)
-		err = func_probes__collect(tb->bin, spec.pattern, env.tool.regex, &fp);
-	if (!err && !fp.n)
-		err = gt_error(-ENOENT, "no functions match '%s' in %s",
-			       spec.pattern, tb->path);
+		err = func_probes__find(tb->bin, tb->path, spec.pattern,
+					env.tool.regex, &fp);
 	for (i = 0; i < fp.n && !err; i++) {
 		/* an inlined copy has no arguments in ABI places */
 		if (fp.probes[i].inlined) {
