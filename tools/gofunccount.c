@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/name_table.h"
 #include "probe/func_probes.h"
+#include "cli/intervals.h"
 #include "cli/json.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
@@ -84,6 +85,7 @@ struct counter_table {
 	struct row *rows;
 	size_t nrows;
 	__u32 *row_of_probe;
+	int map_fd;		/* the counters, once loaded */
 };
 
 /* A row per name and inlined flag, in the order the probes come. */
@@ -125,14 +127,14 @@ static void counter_table__free(struct counter_table *t)
 /* Read every counter (summed over CPUs) and compute what is new since the
  * last print. Counters are never cleared, so no hit is lost between a read
  * and a clear. */
-static int counter_table__read(struct counter_table *t, int map_fd)
+static int counter_table__read(struct counter_table *t)
 {
 	__u64 sum;
 	__u32 key;
 	int err;
 
 	for (key = 0; key < t->nrows; key++) {
-		err = percpu_map__sum(map_fd, key, &sum, 1);
+		err = percpu_map__sum(t->map_fd, key, &sum, 1);
 		if (err)
 			return err;
 		t->rows[key].delta = sum - t->rows[key].printed;
@@ -236,33 +238,16 @@ static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
 	return skeleton__load(obj->skeleton, obj->maps.counts, nrows);
 }
 
-static int trace(struct gofunccount_bpf *obj, struct counter_table *t,
-		 struct tool_target *target, size_t nfuncs)
+/* At each interval: what is new. */
+static int print_counts(void *ctx)
 {
-	int map_fd = bpf_map__fd(obj->maps.counts);
-	FILE *msg = env.json ? stderr : stdout;
-	struct tool_clock clock;
-	bool last, target_exited;
+	struct counter_table *t = ctx;
 	int err;
 
-	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-		nfuncs, env.spec);
-	fflush(msg);
-	err = tool_target__release(target, &env);
-	if (err)
-		return err;
-	tool_clock__start(&clock, &env);
-	do {
-		last = tool_clock__wait(&clock, &env, target, &target_exited);
-		err = counter_table__read(t, map_fd);
-		if (err)
-			return err;
+	err = counter_table__read(t);
+	if (!err)
 		print_rows(t);
-	} while (!last);
-	fprintf(msg, "Detaching...\n");
-	if (target_exited)
-		return gt_error(-ESRCH, "process %d exited", env.pid);
-	return 0;
+	return err;
 }
 
 /* The probes for the pattern; an error when there are none. */
@@ -314,8 +299,11 @@ int main(int argc, char **argv)
 	if (!err)
 		err = uprobes__attach(obj->progs.count_call, target.path,
 				      target.tgid, &list, &probes);
-	if (!err)
-		err = trace(obj, &table, &target, fp.nfuncs);
+	if (!err) {
+		table.map_fd = bpf_map__fd(obj->maps.counts);
+		err = intervals__trace(&env, &target, fp.nfuncs, print_counts,
+				       &table);
+	}
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
 	uprobe_list__free(&list);

@@ -26,6 +26,7 @@
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
+#include "cli/intervals.h"
 #include "cli/json.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
@@ -437,34 +438,22 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	return skeleton__load(obj->skeleton, obj->maps.hists, nhists);
 }
 
-static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,
-		 struct tool_target *target, size_t nhists)
+/* What each interval prints: the histograms of the map. */
+struct printer {
+	struct latency_plan *plan;
+	int map_fd;
+	size_t nhists;
+};
+
+static int print_interval(void *ctx)
 {
-	int map_fd = bpf_map__fd(obj->maps.hists);
-	FILE *msg = env.tool.json ? stderr : stdout;
-	struct tool_clock clock;
-	bool last, target_exited;
+	struct printer *pr = ctx;
 	int err;
 
-	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-		plan->nrows, env.tool.spec);
-	fflush(msg);
-	err = tool_target__release(target, &env.tool);
-	if (err)
-		return err;
-	tool_clock__start(&clock, &env.tool);
-	do {
-		last = tool_clock__wait(&clock, &env.tool, target,
-					&target_exited);
-		err = read_hists(plan, map_fd, nhists);
-		if (err)
-			return err;
-		print_hists(plan, nhists);
-	} while (!last);
-	fprintf(msg, "Detaching...\n");
-	if (target_exited)
-		return gt_error(-ESRCH, "process %d exited", env.tool.pid);
-	return 0;
+	err = read_hists(pr->plan, pr->map_fd, pr->nhists);
+	if (!err)
+		print_hists(pr->plan, pr->nhists);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -481,6 +470,7 @@ int main(int argc, char **argv)
 	struct goroutine_layout layout = { 0 };
 	struct gofunclatency_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct printer pr = { .plan = &plan };
 	size_t nhists = 1;
 	int err;
 
@@ -512,8 +502,12 @@ int main(int argc, char **argv)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
 				      target.tgid, &plan.exits,
 				      &exit_probes);
-	if (!err)
-		err = trace(obj, &plan, &target, nhists);
+	if (!err) {
+		pr.map_fd = bpf_map__fd(obj->maps.hists);
+		pr.nhists = nhists;
+		err = intervals__trace(&env.tool, &target, plan.nrows,
+				       print_interval, &pr);
+	}
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	gofunclatency_bpf__destroy(obj);

@@ -182,6 +182,24 @@ static bool reached(const struct timespec *now, const struct timespec *t)
 			      now->tv_nsec >= t->tv_nsec));
 }
 
+bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited)
+{
+	struct timespec now;
+
+	*target_exited = false;
+	if (exiting)
+		return true;
+	if (o->cmd && command__exited(&t->cmd))
+		return true;
+	if (o->pid && !target__pid_alive(o->pid)) {
+		*target_exited = true;
+		return true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return reached(&now, &c->end);
+}
+
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited)
 {
@@ -189,25 +207,38 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 	const struct timespec step = { 0, 100 * 1000 * 1000 };
 	struct timespec now;
 
-	*target_exited = false;
 	for (;;) {
-		if (exiting)
+		if (tool_clock__over(c, o, t, target_exited))
 			return true;
-		if (o->cmd && command__exited(&t->cmd))
-			return true;
-		if (o->pid && !target__pid_alive(o->pid)) {
-			*target_exited = true;
-			return true;
-		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (reached(&now, &c->end))
-			return true;
 		if (reached(&now, &c->next_tick)) {
 			c->next_tick.tv_sec += c->interval;
 			return false;
 		}
 		nanosleep(&step, NULL);
 	}
+}
+
+static FILE *msg_stream(const struct tool_options *o)
+{
+	return o->json ? stderr : stdout;
+}
+
+void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
+			 const char *spec)
+{
+	FILE *f = msg_stream(o);
+
+	fprintf(f, "Tracing %zu functions", nfuncs);
+	if (spec)
+		fprintf(f, " for \"%s\"", spec);
+	fprintf(f, "... Hit Ctrl-C to end.\n");
+	fflush(f);
+}
+
+void tool__print_detaching(const struct tool_options *o)
+{
+	fprintf(msg_stream(o), "Detaching...\n");
 }
 
 char *tool__timestamp(char *buf, size_t size)

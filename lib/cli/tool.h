@@ -2,8 +2,9 @@
 /*
  * What every gotools command shares: the options bcc's tools have in
  * common (-p -i -d -T -r -v) and gotools' own -c and -j, the target they
- * name (a process, a command to start, or BINARY:PATTERN), Ctrl-C, and
- * the tracing clock that wakes the tool at each interval and at the end.
+ * name (a process, a command to start, or BINARY:PATTERN), Ctrl-C, the
+ * tracing clock that wakes the tool at each interval and at the end, and
+ * the lines every tool prints the same way.
  */
 #ifndef GOTOOLS_TOOL_H
 #define GOTOOLS_TOOL_H
@@ -76,13 +77,31 @@ struct tool_clock {
 void tool_clock__start(struct tool_clock *c, const struct tool_options *o);
 
 /*
+ * Is the trace over? Ctrl-C or SIGTERM, the -c command exited, the -p
+ * process is gone, or the duration is over. *TARGET_EXITED is set when a
+ * -p process exited, which the tools report as an error.
+ */
+bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited);
+
+/*
  * Sleep until the next interval (returns false: print and go on) or the
- * end of the trace (returns true: print and stop): the duration is over,
- * Ctrl-C, or the traced process is gone. *TARGET_EXITED is set when a -p
- * process exited, which the tools report as an error.
+ * end of the trace (returns true: print and stop), as tool_clock__over()
+ * says.
  */
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);
+
+/*
+ * "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end." (SPEC NULL:
+ * no 'for "SPEC"'), on stdout, or on stderr with -j so that stdout holds
+ * only JSON.
+ */
+void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
+			 const char *spec);
+
+/* "Detaching...", where tool__print_tracing() prints. */
+void tool__print_detaching(const struct tool_options *o);
 
 /* The local time of day, HH:MM:SS (bcc's -T), in BUF of SIZE bytes (9 or
  * more); returns BUF. */
