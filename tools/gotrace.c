@@ -14,7 +14,6 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,13 +237,6 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	func_probes__free(&fp);
 	probe_spec__free(&spec);
 	return err;
-}
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
 }
 
 /* What events are printed with. */
@@ -512,7 +504,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target)
 {
 	struct ring_buffer *rb;
-	struct timespec now;
+	struct tool_clock clock;
 	__u64 lost = 0;
 	__u32 zero = 0;
 	bool gone = false;
@@ -523,10 +515,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
-	fprintf(stderr, "Tracing %zu functions... Hit Ctrl-C to end.\n",
-		pr->set->nrows);
+	tool__print_tracing(&env.tool, pr->set->nrows, NULL);
 	if (!env.tool.json) {
 		if (env.rel_time)
 			printf("%-14s ", "TIME");
@@ -537,8 +526,9 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	}
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
+	tool_clock__start(&clock, &env.tool);
 	err = tool_target__release(target, &env.tool);
-	while (!err && !exiting) {
+	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
 		err = ring_buffer__poll(rb, 100);
 		if (err == -EINTR)
 			err = 0;
@@ -549,16 +539,6 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		err = 0;
 		fflush(stdout);
 		if (env.max_events && pr->nevents >= env.max_events)
-			break;
-		if (env.tool.cmd && command__exited(&target->cmd))
-			break;
-		if (env.tool.pid && !target__pid_alive(env.tool.pid)) {
-			gone = true;
-			break;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (env.tool.duration &&
-		    now.tv_sec - pr->start_mono.tv_sec >= env.tool.duration)
 			break;
 	}
 	/* what the target sent before it exited */
