@@ -270,12 +270,6 @@ static int find_probes(const struct tool_target *target,
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[BINARY:]PATTERN",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct counter_table table = { 0 };
@@ -284,9 +278,8 @@ int main(int argc, char **argv)
 	struct uprobe_list list = { 0 };
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env);
+	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,
+		    argc, argv);
 	err = tool_target__open(&target, &env);
 	if (!err)
 		err = find_probes(&target, &fp);
@@ -310,9 +303,5 @@ int main(int argc, char **argv)
 	counter_table__free(&table);
 	func_probes__free(&fp);
 	tool_target__close(&target);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

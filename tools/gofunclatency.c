@@ -458,12 +458,6 @@ static int print_interval(void *ctx)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[BINARY:]PATTERN",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct latency_plan plan = { 0 };
@@ -474,9 +468,8 @@ int main(int argc, char **argv)
 	size_t nhists = 1;
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env.tool);
+	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,
+		    argc, argv);
 	err = tool_target__open(&target, &env.tool);
 	if (!err)
 		err = func_probes__find(target.bin, target.path, target.pattern,
@@ -514,9 +507,5 @@ int main(int argc, char **argv)
 	latency_plan__free(&plan);
 	func_probes__free(&fp);
 	tool_target__close(&target);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

@@ -555,12 +555,6 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "PROBE [PROBE ...]",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct trace_plan_set set = { 0 };
 	struct printer pr = { .set = &set };
@@ -568,9 +562,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env.tool);
+	tool__start(&env.tool, opts, parse_arg, "PROBE [PROBE ...]", doc,
+		    argc, argv);
 	set.str_max = env.str_max;
 	set.verbose = env.tool.verbose;
 	err = tool_target__open(&target, &env.tool);
@@ -595,9 +588,5 @@ int main(int argc, char **argv)
 	tool_target__close(&target);
 	for (i = 0; i < env.nprobes; i++)
 		trace_probe__free(&env.probes[i]);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

@@ -102,12 +102,32 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
-void tool__init(const struct tool_options *o)
+void tool__start(const struct tool_options *o,
+		 const struct argp_option *options, argp_parser_t parser,
+		 const char *args_doc, const char *doc, int argc, char **argv)
 {
+	const struct argp argp = {
+		.options = options,
+		.parser = parser,
+		.args_doc = args_doc,
+		.doc = doc,
+	};
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		exit(2);
 	verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
+}
+
+int tool__exit_status(int err)
+{
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name,
+		gt_last_error());
+	return 1;
 }
 
 int tool_target__open(struct tool_target *t, const struct tool_options *o)

@@ -41,8 +41,19 @@ void tool__usage_error(const char *fmt, ...)
 /* A positive integer option value, or a usage error naming WHAT. */
 long tool__parse_positive(const char *arg, const char *what);
 
-/* libbpf's messages only with -v; Ctrl-C and SIGTERM end the trace. */
-void tool__init(const struct tool_options *o);
+/*
+ * Parse the command line with the tool's OPTIONS and PARSER (which hands
+ * what it does not know to tool__parse_arg(), into O), and the usage
+ * ARGS_DOC and DOC for -h; exit status 2 when it is bad. Then show
+ * libbpf's messages only with -v, and let Ctrl-C and SIGTERM end the trace.
+ */
+void tool__start(const struct tool_options *o,
+		 const struct argp_option *options, argp_parser_t parser,
+		 const char *args_doc, const char *doc, int argc, char **argv);
+
+/* The exit status of a tool whose run ended with ERR: 0, or 1 after
+ * printing "TOOL: REASON" on stderr. */
+int tool__exit_status(int err);
 
 /* The process and file a trace is about. */
 struct tool_target {
