@@ -7,7 +7,9 @@
 1. With --target CMD, start CMD (a bench/loop -wait program) and wait for
    its "ready" line; "{pid}" in TRACER ARGS becomes its PID.
 2. Start TRACER (stdout and stderr merged into --log) and wait for a line
-   matching --marker: the time from start to that line is the attach time.
+   matching --marker (in the file --marker-file, where a tracer whose
+   stdout goes to a file prints it): the time from start to that line is
+   the attach time.
 3. With --target, send the target its start line and wait for its result
    ("... ns/call"); without, wait --hold seconds.
 4. Send SIGINT to the tracer: the time until it exits is the detach time.
@@ -46,6 +48,14 @@ def vm_hwm_kb(pid):
     except OSError:
         pass
     return 0
+
+
+def file_lines(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
 
 
 class Tracer:
@@ -95,10 +105,14 @@ class Tracer:
                 self.proc.returncode = self.status
         return self.status is not None
 
-    def wait_marker(self, marker, timeout):
-        """Seconds from start until a line matches MARKER, or None."""
+    def wait_marker(self, marker, timeout, path=None):
+        """Seconds from start until a line matches MARKER, in the tool's
+        output or in the file PATH, or None."""
         while time.monotonic() - self.start < timeout:
-            for line in self.pump(0.005):
+            lines = self.pump(0.005)
+            if path:
+                lines = file_lines(path)
+            for line in lines:
                 if marker.search(line):
                     return time.monotonic() - self.start
             if self.eof and self.reap():
@@ -172,6 +186,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--marker", default=r"^Tracing ",
                     help="regex of the tool's 'attached' line")
+    ap.add_argument("--marker-file",
+                    help="look for the marker in this file (emptied first), "
+                    "where the tracer's stdout goes, not in its output")
     ap.add_argument("--timeout", type=float, default=300,
                     help="seconds allowed for attach, and again for detach")
     ap.add_argument("--hold", type=float, default=0.2,
@@ -193,9 +210,12 @@ def main():
     if target:
         argv = [a.replace("{pid}", str(target.proc.pid)) for a in argv]
 
+    if args.marker_file:
+        open(args.marker_file, "w").close()  # no marker of a run before
     with open(args.log, "ab") as log:
         tracer = Tracer(argv, log)
-        attach = tracer.wait_marker(re.compile(args.marker), args.timeout)
+        attach = tracer.wait_marker(re.compile(args.marker), args.timeout,
+                                    args.marker_file)
         ns = "-"
         if attach is None:
             status = "died" if tracer.reap() else "timeout"

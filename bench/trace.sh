@@ -40,7 +40,8 @@ GOROOT=$(dirname "$(dirname "$GO")") GOTOOLCHAIN=local GOFLAGS=-mod=mod \
 	die "cannot build bench/traceloop with $GO"
 
 # "${TO_FILE[@]}" FILE CMD...: CMD with its stdout in FILE; its stderr,
-# where gotrace says "Tracing" and "N events lost", stays with measure.py.
+# where gotrace says "N events lost", stays with measure.py. gotrace says
+# "Tracing" on stdout: measure.py --marker-file FILE finds it there.
 TO_FILE=(sh -c 'out=$1; shift; exec "$@" >"$out"' sh)
 
 # events FILE: the lines gotrace printed for main.f.
@@ -52,8 +53,9 @@ lost() { sed -nE 's/^([0-9]+) events lost$/\1/p' "$1" | awk '{ n += $1 } END { p
 
 # Where gotrace probes main.f: "probe main.f at 0xADDR (KIND)" from -v; the
 # entry byte is at the same distance from it in the file as in memory.
-measure --log "$W/site.log" --target "$TRACELOOP -wait -n 1000" -- \
-	"${TO_FILE[@]}" /dev/null "$GOTRACE" -v -p '{pid}' "$PROBE" >/dev/null
+measure --log "$W/site.log" --target "$TRACELOOP -wait -n 1000" \
+	--marker-file "$W/site.out" -- \
+	"${TO_FILE[@]}" "$W/site.out" "$GOTRACE" -v -p '{pid}' "$PROBE" >/dev/null
 site_addr=$(sed -nE 's/^probe main\.f at (0x[0-9a-f]+) \([a-z-]+\)$/\1/p' "$W/site.log")
 [[ -n $site_addr ]] || die "gotrace -v printed no probe for main.f: $W/site.log"
 site_off=
@@ -104,7 +106,8 @@ run() {
 for round in $(seq "$BENCH_ROUNDS"); do
 	note "[trace per call] round $round/$BENCH_ROUNDS, $N calls"
 	run untraced
-	run gotrace -- "${TO_FILE[@]}" "$W/gotrace.out" "$GOTRACE" -p '{pid}' "$PROBE"
+	run gotrace --marker-file "$W/gotrace.out" -- \
+		"${TO_FILE[@]}" "$W/gotrace.out" "$GOTRACE" -p '{pid}' "$PROBE"
 	run floor-site --marker '^Attached' -- "$FLOOR" -p '{pid}' "$TRACELOOP" "$site_off"
 	run floor-entry --marker '^Attached' -- "$FLOOR" -p '{pid}' "$TRACELOOP" "$entry_off"
 	run bpftrace --marker '^attached' -- "${BPFTRACE[@]}" --unsafe \
@@ -150,7 +153,8 @@ paced() {
 	local n out log=$W/rate-$1.log
 	n=$(($1 * SECS))
 	: >"$log"
-	out=$(measure --log "$log" --target "$TRACELOOP -wait -n $n -rate $1" -- \
+	out=$(measure --log "$log" --target "$TRACELOOP -wait -n $n -rate $1" \
+		--marker-file "$W/rate.out" -- \
 		"${TO_FILE[@]}" "$W/rate.out" "$GOTRACE" -p '{pid}' "$PROBE")
 	[[ $(kv ns_per_call "$out") != - ]] || die "gotrace at $1 calls/s: no result ($out); see $log"
 	calls=$(kv calls "$out")
@@ -197,7 +201,8 @@ done
 # At full speed.
 log=$W/full.log
 : >"$log"
-out=$(measure --log "$log" --target "$TRACELOOP -wait -n $N" -- \
+out=$(measure --log "$log" --target "$TRACELOOP -wait -n $N" \
+	--marker-file "$W/full.out" -- \
 	"${TO_FILE[@]}" "$W/full.out" "$GOTRACE" -p '{pid}' "$PROBE")
 full_ns=$(kv ns_per_call "$out")
 full_calls=$(kv calls "$out")

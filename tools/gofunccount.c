@@ -5,20 +5,24 @@
  * Each matched function gets one uprobe at its counting site (see
  * lib/x86/probe_site.h: the prologue's jump to morestack, so that a call whose
  * stack grows is counted once and the probe is emulated, not single-
- * stepped), plus one at each inlined copy. All probes share one uprobe_multi
- * link; the attach cookie says which counter a hit adds to.
+ * stepped), plus one at each inlined copy. The probes share one
+ * uprobe_multi link where the kernel has them (Linux 6.6+), else each is a
+ * uprobe of its own (lib/probe/uprobes.h); the attach cookie says which
+ * counter a hit adds to.
  */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
+#include "core/name_table.h"
 #include "probe/func_probes.h"
+#include "cli/intervals.h"
 #include "cli/json.h"
+#include "cli/percpu_map.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "cookie.h"
@@ -81,34 +85,37 @@ struct counter_table {
 	struct row *rows;
 	size_t nrows;
 	__u32 *row_of_probe;
+	int map_fd;		/* the counters, once loaded */
 };
 
-static int row_find_or_add(struct counter_table *t, const struct func_probe *p)
-{
-	size_t i;
-
-	for (i = 0; i < t->nrows; i++)
-		if (t->rows[i].inlined == p->inlined &&
-		    strcmp(t->rows[i].name, p->name) == 0)
-			return i;
-	t->rows[t->nrows].name = p->name;
-	t->rows[t->nrows].inlined = p->inlined;
-	return t->nrows++;
-}
-
+/* A row per name and inlined flag, in the order the probes come. */
 static int counter_table__init(struct counter_table *t,
 			       const struct func_probes *fp)
 {
+	struct name_table names;
 	size_t i;
+	int err, row;
 
 	t->rows = calloc(fp->n, sizeof(*t->rows));
 	t->row_of_probe = calloc(fp->n, sizeof(*t->row_of_probe));
 	if (!t->rows || !t->row_of_probe)
 		return gt_error(-ENOMEM, "out of memory");
-	/* A linear search per probe: a few million comparisons at most. */
-	for (i = 0; i < fp->n; i++)
-		t->row_of_probe[i] = row_find_or_add(t, &fp->probes[i]);
-	return 0;
+	err = name_table__init(&names, fp->n);
+	for (i = 0; i < fp->n && !err; i++) {
+		const struct func_probe *p = &fp->probes[i];
+
+		row = name_table__index(&names, p->name, p->inlined);
+		if (row < 0) {
+			err = row;
+			break;
+		}
+		t->rows[row].name = p->name;
+		t->rows[row].inlined = p->inlined;
+		t->row_of_probe[i] = row;
+	}
+	t->nrows = names.n;
+	name_table__free(&names);
+	return err;
 }
 
 static void counter_table__free(struct counter_table *t)
@@ -120,32 +127,19 @@ static void counter_table__free(struct counter_table *t)
 /* Read every counter (summed over CPUs) and compute what is new since the
  * last print. Counters are never cleared, so no hit is lost between a read
  * and a clear. */
-static int counter_table__read(struct counter_table *t, int map_fd)
+static int counter_table__read(struct counter_table *t)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	unsigned long long *values;
+	__u64 sum;
 	__u32 key;
-	int i;
+	int err;
 
-	if (ncpus <= 0)
-		return gt_error(-EINVAL, "cannot count CPUs");
-	values = calloc(ncpus, sizeof(*values));
-	if (!values)
-		return gt_error(-ENOMEM, "out of memory");
 	for (key = 0; key < t->nrows; key++) {
-		unsigned long long sum = 0;
-
-		if (bpf_map_lookup_elem(map_fd, &key, values)) {
-			free(values);
-			return gt_error(-errno, "cannot read counts: %s",
-					strerror(errno));
-		}
-		for (i = 0; i < ncpus; i++)
-			sum += values[i];
+		err = percpu_map__sum(t->map_fd, key, &sum, 1);
+		if (err)
+			return err;
 		t->rows[key].delta = sum - t->rows[key].printed;
 		t->rows[key].printed = sum;
 	}
-	free(values);
 	return 0;
 }
 
@@ -163,10 +157,9 @@ static void print_rows(const struct counter_table *t)
 {
 	char ts[16], name[4096];
 	const struct row **sorted;
-	time_t now = time(NULL);
 	size_t i;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	tool__timestamp(ts, sizeof(ts));
 	sorted = malloc(t->nrows * sizeof(*sorted));
 	if (!sorted)
 		return;
@@ -234,55 +227,28 @@ static int make_cookies(const struct func_probes *fp,
 	return err;
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
 {
-	struct gofunccount_bpf *obj;
-	int err;
+	struct gofunccount_bpf *obj = gofunccount_bpf__open();
 
-	obj = gofunccount_bpf__open();
 	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
-	obj->rodata->target_tgid = tgid;
-	err = bpf_map__set_max_entries(obj->maps.counts, nrows);
-	if (!err)
-		err = uprobes__prepare(obj->progs.count_call);
-	if (!err)
-		err = gofunccount_bpf__load(obj);
-	if (err) {
-		gofunccount_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
+		return skeleton__open_error();
 	*out = obj;
-	return 0;
+	obj->rodata->target_tgid = tgid;
+	return skeleton__load(obj->skeleton, obj->maps.counts, nrows);
 }
 
-static int trace(struct gofunccount_bpf *obj, struct counter_table *t,
-		 struct tool_target *target, size_t nfuncs)
+/* At each interval: what is new. */
+static int print_counts(void *ctx)
 {
-	int map_fd = bpf_map__fd(obj->maps.counts);
-	FILE *msg = env.json ? stderr : stdout;
-	struct tool_clock clock;
-	bool last, target_exited;
+	struct counter_table *t = ctx;
 	int err;
 
-	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-		nfuncs, env.spec);
-	fflush(msg);
-	err = tool_target__release(target, &env);
-	if (err)
-		return err;
-	tool_clock__start(&clock, &env);
-	do {
-		last = tool_clock__wait(&clock, &env, target, &target_exited);
-		err = counter_table__read(t, map_fd);
-		if (err)
-			return err;
+	err = counter_table__read(t);
+	if (!err)
 		print_rows(t);
-	} while (!last);
-	fprintf(msg, "Detaching...\n");
-	if (target_exited)
-		return gt_error(-ESRCH, "process %d exited", env.pid);
-	return 0;
+	return err;
 }
 
 /* The probes for the pattern; an error when there are none. */
@@ -291,15 +257,10 @@ static int find_probes(const struct tool_target *target,
 {
 	int err;
 
-	err = func_probes__collect(target->bin, target->pattern, env.regex, fp);
+	err = func_probes__find(target->bin, target->path, target->pattern,
+				env.regex, fp);
 	if (err)
 		return err;
-	if (fp->n == 0 && fp->nrefused)
-		return gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
-				target->pattern, target->path);
-	if (fp->n == 0)
-		return gt_error(-ENOENT, "no functions match '%s' in %s",
-				target->pattern, target->path);
 	if (env.verbose)
 		print_probes(fp);
 	else if (fp->nrefused)
@@ -310,12 +271,6 @@ static int find_probes(const struct tool_target *target,
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[BINARY:]PATTERN",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct counter_table table = { 0 };
@@ -324,9 +279,8 @@ int main(int argc, char **argv)
 	struct uprobe_list list = { 0 };
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env);
+	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,
+		    argc, argv);
 	err = tool_target__open(&target, &env);
 	if (!err)
 		err = find_probes(&target, &fp);
@@ -339,17 +293,16 @@ int main(int argc, char **argv)
 	if (!err)
 		err = uprobes__attach(obj->progs.count_call, target.path,
 				      target.tgid, &list, &probes);
-	if (!err)
-		err = trace(obj, &table, &target, fp.nfuncs);
+	if (!err) {
+		table.map_fd = bpf_map__fd(obj->maps.counts);
+		err = intervals__trace(&env, &target, fp.nfuncs, print_counts,
+				       &table);
+	}
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
 	uprobe_list__free(&list);
 	counter_table__free(&table);
 	func_probes__free(&fp);
 	tool_target__close(&target);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

@@ -13,17 +13,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
+#include "core/name_table.h"
 #include "probe/call_sites.h"
 #include "probe/func_probes.h"
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
+#include "cli/intervals.h"
 #include "cli/json.h"
+#include "cli/percpu_map.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
 #include "cookie.h"
@@ -48,11 +50,12 @@ static const char doc[] =
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method); '*' matches any run of characters; -r takes a regular\n"
-"expression. BINARY is a path; it defaults to the executable of -p PID or\n"
-"-c CMD. Calls are paired per goroutine, so a call that blocks and resumes\n"
-"on another thread is timed right; calls that a panic unwinds or that end\n"
-"in runtime.Goexit are not completed calls and are not counted. gccgo\n"
-"programs work too: 'go:fmt.Println' names fmt.Println in libgo.\n"
+"expression. BINARY is a path, or a library short name ('go' for gccgo's\n"
+"libgo.so); it defaults to the executable of -p PID or -c CMD. Calls are\n"
+"paired per goroutine, so a call that blocks and resumes on another thread\n"
+"is timed right; calls that a panic unwinds or that end in runtime.Goexit\n"
+"are not completed calls and are not counted. gccgo programs work too:\n"
+"'go:fmt.Println' names fmt.Println in libgo.\n"
 "\n"
 "EXAMPLES:\n"
 "    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
@@ -118,25 +121,29 @@ struct func_row {
 struct latency_plan {
 	struct func_row *rows;
 	size_t nrows;
+	struct name_table names;		/* of the rows */
 	struct uprobe_list entries, exits;	/* two programs */
 };
 
 static void latency_plan__free(struct latency_plan *p)
 {
 	free(p->rows);
+	name_table__free(&p->names);
 	uprobe_list__free(&p->entries);
 	uprobe_list__free(&p->exits);
 }
 
+/* The row of NAME, added when new: its index, or a negative errno when
+ * the names table (made for every probe) is full. */
 static int row_find_or_add(struct latency_plan *p, const char *name)
 {
-	size_t i;
+	int row = name_table__index(&p->names, name, 0);
 
-	for (i = 0; i < p->nrows; i++)
-		if (strcmp(p->rows[i].name, name) == 0)
-			return i;
-	p->rows[p->nrows].name = name;
-	return p->nrows++;
+	if (row >= 0) {
+		p->rows[row].name = name;
+		p->nrows = p->names.n;
+	}
+	return row;
 }
 
 /* The entry probe and the exit probes of one function. Returns 1 when the
@@ -159,6 +166,10 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 		goto out;
 	}
 	row = row_find_or_add(plan, p->name);
+	if (row < 0) {
+		err = row;
+		goto out;
+	}
 	flags = call_sites__g_flag(&cs);
 	if (env.tool.verbose)
 		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
@@ -212,38 +223,24 @@ static int latency_plan__init(struct latency_plan *plan,
  * print. */
 static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	struct hist *values, sum;
+	struct hist sum;
 	__u32 key;
-	int c, s;
+	int s, err;
 
-	if (ncpus <= 0)
-		return gt_error(-EINVAL, "cannot count CPUs");
-	values = calloc(ncpus, sizeof(*values));
-	if (!values)
-		return gt_error(-ENOMEM, "out of memory");
 	for (key = 0; key < nhists; key++) {
 		struct func_row *r = &plan->rows[key];
 
-		if (bpf_map_lookup_elem(map_fd, &key, values)) {
-			free(values);
-			return gt_error(-errno, "cannot read histograms: %s",
-					strerror(errno));
-		}
-		memset(&sum, 0, sizeof(sum));
-		for (c = 0; c < ncpus; c++) {
-			for (s = 0; s < HIST_NSLOTS; s++)
-				sum.slots[s] += values[c].slots[s];
-			sum.total_ns += values[c].total_ns;
-			sum.count += values[c].count;
-		}
+		/* struct hist is u64 words only */
+		err = percpu_map__sum(map_fd, key, (__u64 *)&sum,
+				      sizeof(sum) / sizeof(__u64));
+		if (err)
+			return err;
 		for (s = 0; s < HIST_NSLOTS; s++)
 			r->delta.slots[s] = sum.slots[s] - r->printed.slots[s];
 		r->delta.total_ns = sum.total_ns - r->printed.total_ns;
 		r->delta.count = sum.count - r->printed.count;
 		r->printed = sum;
 	}
-	free(values);
 	return 0;
 }
 
@@ -281,10 +278,9 @@ static void print_hist(const char *name, const struct hist *h)
 static void print_hists(const struct latency_plan *plan, size_t nhists)
 {
 	char ts[16];
-	time_t now = time(NULL);
 	size_t i;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&now));
+	tool__timestamp(ts, sizeof(ts));
 	if (!env.tool.json) {
 		printf("\n");
 		if (env.tool.timestamp)
@@ -304,16 +300,16 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 	fflush(stdout);
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout, bool sp_keyed,
 		    size_t nhists)
 {
-	struct gofunclatency_bpf *obj;
-	int err;
+	struct gofunclatency_bpf *obj = gofunclatency_bpf__open();
 
-	obj = gofunclatency_bpf__open();
 	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
+		return skeleton__open_error();
+	*out = obj;
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->goid_offset = layout->goid_offset;
 	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
@@ -321,91 +317,51 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;
-	err = bpf_map__set_max_entries(obj->maps.hists, nhists);
-	if (!err)
-		err = uprobes__prepare(obj->progs.call_entry);
-	if (!err)
-		err = uprobes__prepare(obj->progs.call_exit);
-	if (!err)
-		err = gofunclatency_bpf__load(obj);
-	if (err) {
-		gofunclatency_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
-	*out = obj;
-	return 0;
+	return skeleton__load(obj->skeleton, obj->maps.hists, nhists);
 }
 
-static int trace(struct gofunclatency_bpf *obj, struct latency_plan *plan,
-		 struct tool_target *target, size_t nhists)
+/* What each interval prints: the histograms of the map. */
+struct printer {
+	struct latency_plan *plan;
+	int map_fd;
+	size_t nhists;
+};
+
+static int print_interval(void *ctx)
 {
-	int map_fd = bpf_map__fd(obj->maps.hists);
-	FILE *msg = env.tool.json ? stderr : stdout;
-	struct tool_clock clock;
-	bool last, target_exited;
+	struct printer *pr = ctx;
 	int err;
 
-	fprintf(msg, "Tracing %zu functions for \"%s\"... Hit Ctrl-C to end.\n",
-		plan->nrows, env.tool.spec);
-	fflush(msg);
-	err = tool_target__release(target, &env.tool);
-	if (err)
-		return err;
-	tool_clock__start(&clock, &env.tool);
-	do {
-		last = tool_clock__wait(&clock, &env.tool, target,
-					&target_exited);
-		err = read_hists(plan, map_fd, nhists);
-		if (err)
-			return err;
-		print_hists(plan, nhists);
-	} while (!last);
-	fprintf(msg, "Detaching...\n");
-	if (target_exited)
-		return gt_error(-ESRCH, "process %d exited", env.tool.pid);
-	return 0;
-}
-
-/* The functions for the pattern; an error when there are none. */
-static int find_probes(const struct tool_target *target,
-		       struct func_probes *fp)
-{
-	int err;
-
-	err = func_probes__collect(target->bin, target->pattern,
-				   env.tool.regex, fp);
-	if (!err && fp->n == 0)
-		err = gt_error(-ENOENT, "no functions match '%s' in %s",
-			       target->pattern, target->path);
+	err = read_hists(pr->plan, pr->map_fd, pr->nhists);
+	if (!err)
+		print_hists(pr->plan, pr->nhists);
 	return err;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "[BINARY:]PATTERN",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct func_probes fp = { 0 };
 	struct latency_plan plan = { 0 };
 	struct goroutine_layout layout = { 0 };
 	struct gofunclatency_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct printer pr = { .plan = &plan };
 	size_t nhists = 1;
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env.tool);
+	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,
+		    argc, argv);
 	err = tool_target__open(&target, &env.tool);
 	if (!err)
-		err = find_probes(&target, &fp);
+		err = func_probes__find(target.bin, target.path, target.pattern,
+					env.tool.regex, &fp);
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);
+	/* a row per name at most */
+	if (!err)
+		err = name_table__init(&plan.names, fp.n);
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)
@@ -421,17 +377,17 @@ int main(int argc, char **argv)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
 				      target.tgid, &plan.exits,
 				      &exit_probes);
-	if (!err)
-		err = trace(obj, &plan, &target, nhists);
+	if (!err) {
+		pr.map_fd = bpf_map__fd(obj->maps.hists);
+		pr.nhists = nhists;
+		err = intervals__trace(&env.tool, &target, plan.nrows,
+				       print_interval, &pr);
+	}
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	gofunclatency_bpf__destroy(obj);
 	latency_plan__free(&plan);
 	func_probes__free(&fp);
 	tool_target__close(&target);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

@@ -14,7 +14,6 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 #include "gobin/pcline.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
+#include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
@@ -220,10 +220,8 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	if (!err)
 		err = binary_of(t, spec.binary, &tb);
 	if (!err)
-		err = func_probes__collect(tb->bin, spec.pattern, env.tool.regex, &fp);
-	if (!err && !fp.n)
-		err = gt_error(-ENOENT, "no functions match '%s' in %s",
-			       spec.pattern, tb->path);
+		err = func_probes__find(tb->bin, tb->path, spec.pattern,
+					env.tool.regex, &fp);
 	for (i = 0; i < fp.n && !err; i++) {
 		/* an inlined copy has no arguments in ABI places */
 		if (fp.probes[i].inlined) {
@@ -239,13 +237,6 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	func_probes__free(&fp);
 	probe_spec__free(&spec);
 	return err;
-}
-
-static volatile sig_atomic_t exiting;
-
-static void sig_handler(int sig)
-{
-	exiting = 1;
 }
 
 /* What events are printed with. */
@@ -367,9 +358,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 
 		snprintf(tbuf, sizeof(tbuf), "%.6f", secs);
 	} else if (env.tool.timestamp) {
-		time_t now = time(NULL);
-
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", localtime(&now));
+		tool__timestamp(tbuf, sizeof(tbuf));
 	}
 	if (env.tool.json) {
 		printf("{");
@@ -455,43 +444,31 @@ static int plan_goroutines(struct trace_plan_set *s)
 	return 0;
 }
 
+/* OUT is the caller's to destroy, loaded or not. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 		    const struct trace_plan_set *s)
 {
-	struct gotrace_bpf *obj;
+	struct gotrace_bpf *obj = gotrace_bpf__open();
 	bool gccgo = false;
 	__u32 i;
 	int err;
 
+	if (!obj)
+		return skeleton__open_error();
+	*out = obj;
 	for (i = 0; i < nbinaries; i++)
 		gccgo |= binaries[i].bin->is_gccgo;
-	obj = gotrace_bpf__open();
-	if (!obj)
-		return gt_error(-errno, "cannot open BPF object: %s", strerror(errno));
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
 	obj->rodata->frame_pointers = !gccgo;
-	err = bpf_map__set_max_entries(obj->maps.plans, s->nrows);
-	if (!err)
-		err = uprobes__prepare(obj->progs.trace_hit);
-	if (!err)
-		err = gotrace_bpf__load(obj);
-	if (err) {
-		gotrace_bpf__destroy(obj);
-		return tool__load_error(err);
-	}
-	for (i = 0; i < s->nrows; i++) {
+	err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
+	for (i = 0; i < s->nrows && !err; i++)
 		if (bpf_map_update_elem(bpf_map__fd(obj->maps.plans), &i,
-					&s->plans[i], BPF_ANY)) {
+					&s->plans[i], BPF_ANY))
 			err = gt_error(-errno, "cannot store a plan: %s",
 				       strerror(errno));
-			gotrace_bpf__destroy(obj);
-			return err;
-		}
-	}
-	*out = obj;
-	return 0;
+	return err;
 }
 
 /* Each binary's probe sites, with the one program. */
@@ -527,7 +504,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target)
 {
 	struct ring_buffer *rb;
-	struct timespec now;
+	struct tool_clock clock;
 	__u64 lost = 0;
 	__u32 zero = 0;
 	bool gone = false;
@@ -538,10 +515,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
-	fprintf(stderr, "Tracing %zu functions... Hit Ctrl-C to end.\n",
-		pr->set->nrows);
+	tool__print_tracing(&env.tool, pr->set->nrows, NULL);
 	if (!env.tool.json) {
 		if (env.rel_time)
 			printf("%-14s ", "TIME");
@@ -552,8 +526,9 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	}
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
+	tool_clock__start(&clock, &env.tool);
 	err = tool_target__release(target, &env.tool);
-	while (!err && !exiting) {
+	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
 		err = ring_buffer__poll(rb, 100);
 		if (err == -EINTR)
 			err = 0;
@@ -564,16 +539,6 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		err = 0;
 		fflush(stdout);
 		if (env.max_events && pr->nevents >= env.max_events)
-			break;
-		if (env.tool.cmd && command__exited(&target->cmd))
-			break;
-		if (env.tool.pid && !target__pid_alive(env.tool.pid)) {
-			gone = true;
-			break;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (env.tool.duration &&
-		    now.tv_sec - pr->start_mono.tv_sec >= env.tool.duration)
 			break;
 	}
 	/* what the target sent before it exited */
@@ -590,12 +555,6 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = {
-		.options = opts,
-		.parser = parse_arg,
-		.args_doc = "PROBE [PROBE ...]",
-		.doc = doc,
-	};
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct trace_plan_set set = { 0 };
 	struct printer pr = { .set = &set };
@@ -603,9 +562,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int err;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
-		return 2;
-	tool__init(&env.tool);
+	tool__start(&env.tool, opts, parse_arg, "PROBE [PROBE ...]", doc,
+		    argc, argv);
 	set.str_max = env.str_max;
 	set.verbose = env.tool.verbose;
 	err = tool_target__open(&target, &env.tool);
@@ -630,9 +588,5 @@ int main(int argc, char **argv)
 	tool_target__close(&target);
 	for (i = 0; i < env.nprobes; i++)
 		trace_probe__free(&env.probes[i]);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", TOOL, gt_last_error());
-		return 1;
-	}
-	return 0;
+	return tool__exit_status(err);
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
-#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "probe/probe_spec.h"
@@ -103,12 +102,32 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
-void tool__init(const struct tool_options *o)
+void tool__start(const struct tool_options *o,
+		 const struct argp_option *options, argp_parser_t parser,
+		 const char *args_doc, const char *doc, int argc, char **argv)
 {
+	const struct argp argp = {
+		.options = options,
+		.parser = parser,
+		.args_doc = args_doc,
+		.doc = doc,
+	};
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		exit(2);
 	verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
+}
+
+int tool__exit_status(int err)
+{
+	if (!err)
+		return 0;
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name,
+		gt_last_error());
+	return 1;
 }
 
 int tool_target__open(struct tool_target *t, const struct tool_options *o)
@@ -183,6 +202,24 @@ static bool reached(const struct timespec *now, const struct timespec *t)
 			      now->tv_nsec >= t->tv_nsec));
 }
 
+bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited)
+{
+	struct timespec now;
+
+	*target_exited = false;
+	if (exiting)
+		return true;
+	if (o->cmd && command__exited(&t->cmd))
+		return true;
+	if (o->pid && !target__pid_alive(o->pid)) {
+		*target_exited = true;
+		return true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return reached(&now, &c->end);
+}
+
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited)
 {
@@ -190,19 +227,10 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 	const struct timespec step = { 0, 100 * 1000 * 1000 };
 	struct timespec now;
 
-	*target_exited = false;
 	for (;;) {
-		if (exiting)
+		if (tool_clock__over(c, o, t, target_exited))
 			return true;
-		if (o->cmd && command__exited(&t->cmd))
-			return true;
-		if (o->pid && !target__pid_alive(o->pid)) {
-			*target_exited = true;
-			return true;
-		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (reached(&now, &c->end))
-			return true;
 		if (reached(&now, &c->next_tick)) {
 			c->next_tick.tv_sec += c->interval;
 			return false;
@@ -211,10 +239,34 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 	}
 }
 
-int tool__load_error(int err)
+static FILE *msg_stream(const struct tool_options *o)
 {
-	/* Root can get EACCES too: from the verifier. */
-	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
-		return gt_error(err, "permission denied loading BPF programs: run as root (CAP_BPF and CAP_PERFMON needed)");
-	return gt_error(err, "cannot load BPF programs: %s", strerror(-err));
+	return o->json ? stderr : stdout;
+}
+
+void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
+			 const char *spec)
+{
+	FILE *f = msg_stream(o);
+
+	fprintf(f, "Tracing %zu functions", nfuncs);
+	if (spec)
+		fprintf(f, " for \"%s\"", spec);
+	fprintf(f, "... Hit Ctrl-C to end.\n");
+	fflush(f);
+}
+
+void tool__print_detaching(const struct tool_options *o)
+{
+	fprintf(msg_stream(o), "Detaching...\n");
+}
+
+char *tool__timestamp(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(buf, size, "%H:%M:%S", &tm))
+		buf[0] = '\0';
+	return buf;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What every gotools command shares: the options bcc's tools have in
- * common (-p -c -i -d -T -r -v -j), the target they name (a process, a
- * command to start, or BINARY:PATTERN), Ctrl-C, and the tracing clock that
- * wakes the tool at each interval and at the end.
+ * common (-p -i -d -T -r -v) and gotools' own -c and -j, the target they
+ * name (a process, a command to start, or BINARY:PATTERN), Ctrl-C, the
+ * tracing clock that wakes the tool at each interval and at the end, and
+ * the lines every tool prints the same way.
  */
 #ifndef GOTOOLS_TOOL_H
 #define GOTOOLS_TOOL_H
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 #include <sys/types.h>
 #include "cli/command.h"
@@ -39,8 +41,19 @@ void tool__usage_error(const char *fmt, ...)
 /* A positive integer option value, or a usage error naming WHAT. */
 long tool__parse_positive(const char *arg, const char *what);
 
-/* libbpf's messages only with -v; Ctrl-C and SIGTERM end the trace. */
-void tool__init(const struct tool_options *o);
+/*
+ * Parse the command line with the tool's OPTIONS and PARSER (which hands
+ * what it does not know to tool__parse_arg(), into O), and the usage
+ * ARGS_DOC and DOC for -h; exit status 2 when it is bad. Then show
+ * libbpf's messages only with -v, and let Ctrl-C and SIGTERM end the trace.
+ */
+void tool__start(const struct tool_options *o,
+		 const struct argp_option *options, argp_parser_t parser,
+		 const char *args_doc, const char *doc, int argc, char **argv);
+
+/* The exit status of a tool whose run ended with ERR: 0, or 1 after
+ * printing "TOOL: REASON" on stderr. */
+int tool__exit_status(int err);
 
 /* The process and file a trace is about. */
 struct tool_target {
@@ -75,15 +88,34 @@ struct tool_clock {
 void tool_clock__start(struct tool_clock *c, const struct tool_options *o);
 
 /*
+ * Is the trace over? Ctrl-C or SIGTERM, the -c command exited, the -p
+ * process is gone, or the duration is over. *TARGET_EXITED is set when a
+ * -p process exited, which the tools report as an error.
+ */
+bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
+		      struct tool_target *t, bool *target_exited);
+
+/*
  * Sleep until the next interval (returns false: print and go on) or the
- * end of the trace (returns true: print and stop): the duration is over,
- * Ctrl-C, or the traced process is gone. *TARGET_EXITED is set when a -p
- * process exited, which the tools report as an error.
+ * end of the trace (returns true: print and stop), as tool_clock__over()
+ * says.
  */
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);
 
-/* A one-line reason for a failed BPF object load. */
-int tool__load_error(int err);
+/*
+ * "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end." (SPEC NULL:
+ * no 'for "SPEC"'), on stdout, or on stderr with -j so that stdout holds
+ * only JSON.
+ */
+void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
+			 const char *spec);
+
+/* "Detaching...", where tool__print_tracing() prints. */
+void tool__print_detaching(const struct tool_options *o);
+
+/* The local time of day, HH:MM:SS (bcc's -T), in BUF of SIZE bytes (9 or
+ * more); returns BUF. */
+char *tool__timestamp(char *buf, size_t size);
 
 #endif

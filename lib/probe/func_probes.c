@@ -242,6 +242,23 @@ out:
 	return err;
 }
 
+int func_probes__find(const struct go_binary *bin, const char *path,
+		      const char *pattern, bool regex, struct func_probes *out)
+{
+	int err;
+
+	err = func_probes__collect(bin, pattern, regex, out);
+	if (err)
+		return err;
+	if (out->n == 0 && out->nrefused)
+		return gt_error(-ENOTSUP, "the kernel cannot probe the instructions of '%s' in %s",
+				pattern, path);
+	if (out->n == 0)
+		return gt_error(-ENOENT, "no functions match '%s' in %s",
+				pattern, path);
+	return 0;
+}
+
 void func_probes__free(struct func_probes *fp)
 {
 	size_t i;

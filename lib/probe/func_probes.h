@@ -36,11 +36,22 @@ struct func_probes {
 /*
  * Find the probes for PATTERN (a glob, or a regular expression when REGEX)
  * in BIN. A pattern that equals a function's name exactly matches only that
- * name. Returns 0 (possibly with no probes: the caller reports that), or a
- * negative errno with a reason.
+ * name. Returns 0 (possibly with no probes: func_probes__find() says so),
+ * or a negative errno with a reason.
  */
 int func_probes__collect(const struct go_binary *bin, const char *pattern,
 			 bool regex, struct func_probes *out);
+
+/*
+ * func_probes__collect() for a tool: PATTERN in BIN, opened from PATH.
+ * Fails with a one-line reason when nothing is left to probe: "no
+ * functions match 'PATTERN' in PATH", or, when the functions that match
+ * are all at sites the kernel cannot probe, "the kernel cannot probe the
+ * instructions of 'PATTERN' in PATH".
+ */
+int func_probes__find(const struct go_binary *bin, const char *path,
+		      const char *pattern, bool regex, struct func_probes *out);
+
 void func_probes__free(struct func_probes *fp);
 
 #endif

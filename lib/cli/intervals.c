@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdbool.h>
+#include "core/error.h"
+#include "cli/intervals.h"
+
+int intervals__trace(const struct tool_options *o, struct tool_target *t,
+		     size_t nfuncs, intervals_print_fn print, void *ctx)
+{
+	struct tool_clock clock;
+	bool last, target_exited;
+	int err;
+
+	tool__print_tracing(o, nfuncs, o->spec);
+	err = tool_target__release(t, o);
+	if (err)
+		return err;
+	tool_clock__start(&clock, o);
+	do {
+		last = tool_clock__wait(&clock, o, t, &target_exited);
+		err = print(ctx);
+		if (err)
+			return err;
+	} while (!last);
+	tool__print_detaching(o);
+	if (target_exited)
+		return gt_error(-ESRCH, "process %d exited", o->pid);
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace of the tools that print what their maps hold at each interval
+ * and at the end (gofunccount, gofunclatency), as bcc's funccount and
+ * funclatency do.
+ */
+#ifndef GOTOOLS_INTERVALS_H
+#define GOTOOLS_INTERVALS_H
+
+#include <stddef.h>
+#include "cli/tool.h"
+
+/* Read the maps and print: 0 or a negative errno with a reason. */
+typedef int (*intervals_print_fn)(void *ctx);
+
+/*
+ * Say "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end.", let
+ * the -c command run, call PRINT(CTX) at each interval and once at the end
+ * (tool_clock__wait()), then say "Detaching...". Returns 0, PRINT's error,
+ * or -ESRCH when the -p process exited ("process PID exited").
+ */
+int intervals__trace(const struct tool_options *o, struct tool_target *t,
+		     size_t nfuncs, intervals_print_fn print, void *ctx);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading the per-CPU array maps the tools count in: each CPU adds to its
+ * own copy of an element, and a read sums the copies.
+ */
+#ifndef GOTOOLS_PERCPU_MAP_H
+#define GOTOOLS_PERCPU_MAP_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/*
+ * Read element KEY of the per-CPU array MAP_FD, whose value is NWORDS u64
+ * words (a counter, a struct of counters), and sum each word over the
+ * possible CPUs into SUM[0..NWORDS). Returns 0 or a negative errno with a
+ * reason.
+ */
+int percpu_map__sum(int map_fd, __u32 key, __u64 *sum, size_t nwords);
+
+#endif
