@@ -55,16 +55,12 @@ static const char doc[] =
 "    gofunccount 'go:fmt.*'             # gccgo programs: calls into libgo\n"
 "    gofunccount -j -c ./app 'main.*'   # JSON lines\n";
 
+/* Besides -p -c -d -v -h (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
-	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
-	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "interval", 'i', "INTERVAL", 0, "Print counts every INTERVAL seconds", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
-	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of a table", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 

@@ -41,6 +41,18 @@ static struct env {
 	unsigned long long unit_div;
 } env = { .unit = "nsecs", .unit_div = 1 };
 
+/* Besides -p -c -d -v -h (lib/cli/tool.h). */
+static const struct argp_option opts[] = {
+	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
+	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
+	{ "interval", 'i', "INTERVAL", 0, "Print a histogram every INTERVAL seconds", 0 },
+	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
+	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
+	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
+	{},
+};
+
 const char *argp_program_version = TOOL " 0.1";
 static const char doc[] =
 "Time Go function calls: a histogram of the latency from entry to return.\n"
@@ -66,22 +78,6 @@ static const char doc[] =
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
 "    gofunclatency -j -c ./app 'main.work'  # JSON lines\n"
 "    gofunclatency -p 181 'go:fmt.Println'  # gccgo: fmt.Println in libgo\n";
-
-static const struct argp_option opts[] = {
-	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
-	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
-	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
-	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
-	{ "interval", 'i', "INTERVAL", 0, "Print a histogram every INTERVAL seconds", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
-	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
-	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
-	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
-	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
-	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
-	{},
-};
 
 static void set_unit(const char *unit, unsigned long long div)
 {

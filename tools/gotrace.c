@@ -102,19 +102,15 @@ static const char doc[] =
 "    gotrace -p 181 'main.f' 'go:fmt.Sprintf \"%s\" goarg1'  # gccgo + libgo\n"
 "    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n";
 
+/* Besides -p -c -d -v -h (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
-	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
-	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "timestamp", 't', NULL, 0, "Print a TIME column: seconds since the trace started", 0 },
 	{ "time", 'T', NULL, 0, "Print a TIME column: HH:MM:SS", 0 },
 	{ "user-stack", 'U', NULL, 0, "Print the user stack of each event", 0 },
 	{ "max-events", 'M', "MAX", 0, "Exit after MAX events", 0 },
 	{ "string-size", 'Z', "STRLEN", 0, "Bytes of a string to read (default 80, at most 512)", 0 },
-	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "regexp", 'r', NULL, 0, "FUNCTION is a regular expression", 0 },
-	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 	{},
 };
 

@@ -102,17 +102,38 @@ static void sig_handler(int sig)
 	exiting = 1;
 }
 
+/* The options every tool has, worded alike in each (argp's help lists
+ * options sorted by their letter, wherever they come from). */
+static const struct argp_option common_options[] = {
+	{ "pid", 'p', "PID", 0, "Trace this process only", 0 },
+	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
+	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
+	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
+};
+
+#define NCOMMON (sizeof(common_options) / sizeof(common_options[0]))
+#define MAX_TOOL_OPTIONS 32
+
 void tool__start(const struct tool_options *o,
 		 const struct argp_option *options, argp_parser_t parser,
 		 const char *args_doc, const char *doc, int argc, char **argv)
 {
+	static struct argp_option all[NCOMMON + MAX_TOOL_OPTIONS + 1];
 	const struct argp argp = {
-		.options = options,
+		.options = all,
 		.parser = parser,
 		.args_doc = args_doc,
 		.doc = doc,
 	};
+	size_t n;
 
+	memcpy(all, common_options, sizeof(common_options));
+	for (n = 0; options[n].name || options[n].key; n++)
+		if (n == MAX_TOOL_OPTIONS)
+			tool__usage_error("internal error: over %d options",
+					  MAX_TOOL_OPTIONS);
+	memcpy(all + NCOMMON, options, n * sizeof(*options));
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		exit(2);
 	verbose = o->verbose;
