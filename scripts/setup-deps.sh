@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Install what gotools needs to build and test, on Debian 12, as root:
-# the Debian packages below, then the Go toolchains (scripts/go-toolchains.sh).
+# the Debian packages below, then capstone 5 from Debian trixie
+# (scripts/capstone.sh) and the Go toolchains (scripts/go-toolchains.sh),
+# both into ${GT_CACHE:-/var/cache/gotools}.
 # Idempotent: apt is only run when a package is missing, so a second run
 # downloads nothing.
 set -euo pipefail
@@ -38,4 +40,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get -q=2 install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+"$ROOT/scripts/capstone.sh"
 "$ROOT/scripts/go-toolchains.sh"
