@@ -12,13 +12,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PACKAGES=(
 	# build: the BPF programs, the tools, the static link (make STATIC=1
-	# needs the .a files of libbpf, libdw, libelf, capstone and of the
-	# compression libraries libdw and libelf use)
+	# needs the .a files of libbpf, libdw, libelf and of the compression
+	# libraries libdw and libelf use; capstone's is always linked, and
+	# comes from scripts/capstone.sh, not from bookworm's 4.0)
 	make gcc libc6-dev clang llvm libclang-rt-14-dev bpftool pkg-config
-	libbpf-dev libelf-dev libdw-dev libcapstone-dev
+	libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
-	# tests: gccgo fixtures, bpftrace for comparisons, Go toolchains
-	# (apt-get download, dpkg-deb), taskset/nsenter
+	# fetching capstone 5 and the Go toolchains (apt-get download,
+	# dpkg-deb); tests: gccgo fixtures, bpftrace for comparisons,
+	# taskset/nsenter
 	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
 )
