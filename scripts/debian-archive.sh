@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # Fetch packages from Debian's archive without installing them: sourced by
 # go-toolchains.sh and capstone.sh.
@@ -111,6 +112,7 @@ debian_archive_unpack() {
 			>>"$APTDIR/download.log" 2>&1 || return 1
 	fi
 	deb=$(ls "$debs/${name}_"*.deb | tail -n1)
+	# shellcheck disable=SC2034 # for the caller
 	DEB_VERSION=$(dpkg-deb -f "$deb" Version) || return 1
 	dpkg-deb -x "$deb" "$dir"
 }
