@@ -24,11 +24,20 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(wildcard tests/fuzz/fuzz
 
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
-CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT)
+# Capstone 5, from Debian trixie (scripts/capstone.sh, run by make deps):
+# bookworm's 4.0 cannot decode AVX-512. Its headers come before the
+# system's, and every binary links its libcapstone.a, so no host the tools
+# run on needs capstone.
+GT_CACHE ?= /var/cache/gotools
+CAPSTONE_DIR ?= $(GT_CACHE)/capstone
+CAPSTONE_LIB := $(CAPSTONE_DIR)/lib/libcapstone.a
+# Written when it is installed (its files keep the package's dates).
+CAPSTONE_STAMP := $(CAPSTONE_DIR)/.gotools-installed
+CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT) -I$(CAPSTONE_DIR)/include
 # Each object records the headers it includes: make rebuilds what a header
 # change touches, and no more.
 DEPFLAGS = -MMD -MP
-LIBS := -lbpf -ldw -lelf -lcapstone -lz
+LIBS := -lbpf -ldw -lelf $(CAPSTONE_LIB) -lz
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LIBS += -lzstd -llzma -lbz2 -lpthread
@@ -52,7 +61,16 @@ all: $(addprefix $(OUTPUT)/,$(TOOLS))
 $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 	mkdir -p $@
 
-$(OUTPUT)/lib/%.o: lib/%.c
+# Every C object waits for it: without it the system's capstone 4 headers
+# would be used. Refuse instead.
+$(CAPSTONE_STAMP):
+	@echo "capstone 5 is missing from $(CAPSTONE_DIR): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
+
+# What includes capstone, and everything linked, is rebuilt when it changes.
+CAPSTONE_SRCS := $(wildcard lib/x86/*.c)
+$(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(CAPSTONE_SRCS))): $(CAPSTONE_STAMP)
+
+$(OUTPUT)/lib/%.o: lib/%.c | $(CAPSTONE_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -65,28 +83,28 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT)
+$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT) $(CAPSTONE_STAMP)
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS)
-	$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+$(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS) $(CAPSTONE_STAMP)
+	$(CC) $(LDFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 # Unit tests: once normally, once under ASan and UBSan.
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) $(CAPSTONE_STAMP) | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-san/%.o: lib/%.c
+$(OUTPUT)/lib-san/%.o: lib/%.c | $(CAPSTONE_STAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) | $(OUTPUT)/tests-san
+$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) $(CAPSTONE_STAMP) | $(OUTPUT)/tests-san
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-fuzz/%.o: lib/%.c
+$(OUTPUT)/lib-fuzz/%.o: lib/%.c | $(CAPSTONE_STAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
 
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) $(CAPSTONE_STAMP) | $(OUTPUT)/fuzz
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LIBS) -o $@
 
 deps:
@@ -119,7 +137,7 @@ $(OUTPUT)/bench:
 $(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c | $(OUTPUT)/bench
 	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/bench/floor.skel.h $(LIBGOTOOLS)
+$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/bench/floor.skel.h $(LIBGOTOOLS) $(CAPSTONE_STAMP)
 	$(CC) $(CPPFLAGS) -I$(OUTPUT)/bench $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 install: all

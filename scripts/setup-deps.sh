@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Install what gotools needs to build and test, on Debian 12, as root:
-# the Debian packages below, then the Go toolchains (scripts/go-toolchains.sh).
+# the Debian packages below, then capstone 5 from Debian trixie
+# (scripts/capstone.sh) and the Go toolchains (scripts/go-toolchains.sh),
+# both into ${GT_CACHE:-/var/cache/gotools}.
 # Idempotent: apt is only run when a package is missing, so a second run
 # downloads nothing.
 set -euo pipefail
@@ -10,13 +12,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 PACKAGES=(
 	# build: the BPF programs, the tools, the static link (make STATIC=1
-	# needs the .a files of libbpf, libdw, libelf, capstone and of the
-	# compression libraries libdw and libelf use)
+	# needs the .a files of libbpf, libdw, libelf and of the compression
+	# libraries libdw and libelf use; capstone's is always linked, and
+	# comes from scripts/capstone.sh, not from bookworm's 4.0)
 	make gcc libc6-dev clang llvm libclang-rt-14-dev bpftool pkg-config
-	libbpf-dev libelf-dev libdw-dev libcapstone-dev
+	libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
-	# tests: gccgo fixtures, bpftrace for comparisons, Go toolchains
-	# (apt-get download, dpkg-deb), taskset/nsenter
+	# fetching capstone 5 and the Go toolchains (apt-get download,
+	# dpkg-deb); tests: gccgo fixtures, bpftrace for comparisons,
+	# taskset/nsenter
 	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
 )
@@ -38,4 +42,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get -q=2 install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+"$ROOT/scripts/capstone.sh"
 "$ROOT/scripts/go-toolchains.sh"

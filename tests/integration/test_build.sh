@@ -1,7 +1,24 @@
 #!/bin/bash
 # The build's promises: `make STATIC=1` gives self-contained tools that
 # still count right, and `make install` honours PREFIX and DESTDIR.
+# Capstone 5 is linked into every tool, and without it make refuses.
 source "$(dirname "$0")/lib.sh"
+
+if [[ -x $BUILD/gofunccount ]] && ldd "$BUILD/gofunccount" >"$TMP/ldd" 2>&1 &&
+	! grep -q libcapstone "$TMP/ldd"; then
+	pass "gofunccount links capstone statically"
+else
+	fail "gofunccount links capstone statically" "$(grep capstone "$TMP/ldd")"
+fi
+# One line saying what to run, before any C object is built.
+if ! make -C "$ROOT" -s GT_CACHE="$TMP/nocache" OUTPUT="$TMP/nocs" all \
+	>"$TMP/nocs.log" 2>&1 &&
+	grep -q '^capstone 5 is missing from .*: run make deps' "$TMP/nocs.log" &&
+	! compgen -G "$TMP/nocs/lib/*/*.o" >/dev/null; then
+	pass "make without capstone 5 says to run make deps"
+else
+	fail "make without capstone 5" "$(head -3 "$TMP/nocs.log")"
+fi
 
 static=$TMP/static
 if make -C "$ROOT" -s STATIC=1 OUTPUT="$static" all >"$TMP/static.log" 2>&1; then

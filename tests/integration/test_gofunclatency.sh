@@ -336,6 +336,29 @@ test_no_return() {
 }
 test_no_return
 
+# Go 1.27's AVX-512 assembly (kmovq to memory, vpermb: capstone 4 decodes
+# neither) is timed like any function: an entry probe, and an exit probe
+# on each RET objdump sees.
+test_avx512() {
+	local f=$FIX/latency-go1.27-default fn want got rc
+	need_file "$f" || return
+	for fn in runtime.asyncPreempt internal/runtime/gc/scan.scanSpanPackedAVX512; do
+		want=$(objdump -d --no-show-raw-insn --disassemble="$fn.abi0" "$f" |
+			awk '$2 ~ /^retq?$/ { sub(/:$/, "", $1); print "0x" $1 }')
+		"$TOOL" -v -d 1 "$f:$fn" >"$TMP/avx.out" 2>"$TMP/avx.err"
+		rc=$?
+		got=$(awk -v fn="$fn" '$1 == "probe" && $2 == fn && $3 == "exit" &&
+			$6 == "(ret)" { print $5 }' "$TMP/avx.err")
+		if [[ $rc -eq 0 && -n $want && $got == "$want" ]] &&
+			grep -qF "probe $fn entry at " "$TMP/avx.err"; then
+			pass "AVX-512: $fn"
+		else
+			fail "AVX-512: $fn" "exit $rc, RET ${got:-none}, objdump ${want:-none}: $(head -2 "$TMP/avx.err")"
+		fi
+	done
+}
+test_avx512
+
 no_latency_links_left() {
 	! bpftool link list 2>/dev/null | grep -qE 'uprobe_multi|perf_event.*call_(entry|exit)'
 }
