@@ -66,9 +66,11 @@ $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 $(CAPSTONE_STAMP):
 	@echo "capstone 5 is missing from $(CAPSTONE_DIR): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
 
-# What includes capstone, and everything linked, is rebuilt when it changes.
+# What includes capstone, and everything linked, is rebuilt when it changes,
+# or when this file does (objects of a build directory made before capstone
+# 5 came from here hold capstone 4's structure layouts).
 CAPSTONE_SRCS := $(wildcard lib/x86/*.c)
-$(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(CAPSTONE_SRCS))): $(CAPSTONE_STAMP)
+$(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(CAPSTONE_SRCS))): $(CAPSTONE_STAMP) Makefile
 
 $(OUTPUT)/lib/%.o: lib/%.c | $(CAPSTONE_STAMP)
 	@mkdir -p $(@D)
