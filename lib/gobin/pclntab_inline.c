@@ -173,18 +173,19 @@ static int add_range(struct walk *w, uint64_t start, uint64_t end,
 }
 
 /* Decode the inline-index table at OFF into the ranges of the function
- * that are inlined code (value >= 0), in PC order. */
+ * that are inlined code (value >= 0), in PC order. A zero value delta ends
+ * the table except at the entry, as in runtime step(), whose FIRST is
+ * pc == entry: pairs that cover no PC may come first. */
 static int decode_ranges(struct walk *w, size_t off)
 {
 	uint64_t pc = w->f->entry, next;
 	uint32_t uvdelta, pcdelta, val = (uint32_t)-1;
-	bool first = true;
 	int err;
 
 	while (pc < w->f->end) {
 		if (off >= w->tab->size)
 			return corrupt(w->f, "pc-value table runs off the end");
-		if (w->tab->data[off] == 0 && !first)
+		if (w->tab->data[off] == 0 && pc != w->f->entry)
 			break;
 		err = read_varint(w, &off, &uvdelta);
 		if (!err)
@@ -202,7 +203,6 @@ static int decode_ranges(struct walk *w, size_t off)
 				return err;
 		}
 		pc = next;
-		first = false;
 	}
 	return 0;
 }

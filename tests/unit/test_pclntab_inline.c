@@ -518,6 +518,31 @@ TEST(fake_table_callback_stops)
 	pclntab__free(tab);
 }
 
+/* A table whose first pair covers no PC: runtime step() ends a table at
+ * a zero value delta only past the entry, so the pair after it counts. */
+TEST(fake_table_empty_first_run)
+{
+	/* 1 for 0, 1 for 0x10, 0 for 0x10, -1 for 0xe0 */
+	static const uint8_t pcvals[] = {
+		0x04, 0x00, 0x00, 0x10, 0x01, 0x10, 0x01, 0xe0, 0x01, 0x00,
+	};
+	struct site_list l = {};
+	struct fake f;
+
+	fake_init(&f);
+	memcpy(f.tab + PCTAB + 1, pcvals, sizeof(pcvals));
+	CHECK_EQ_INT(fake_run(&f, &l), 0);
+	CHECK_EQ_INT(l.n, 2);
+	if (l.n == 2) {
+		/* inl.b's parentPc 0x20 is now in main.f */
+		CHECK_EQ_STR(l.v[0].name, "inl.a");
+		CHECK_EQ_INT(l.v[0].addr, TEXT + 0x10);
+		CHECK_EQ_STR(l.v[1].name, "inl.b");
+		CHECK_EQ_INT(l.v[1].addr, TEXT);
+	}
+	list_free(&l);
+}
+
 /* Each corruption fails with -EINVAL and its reason. */
 TEST(fake_table_corrupt)
 {
@@ -577,6 +602,7 @@ int main(void)
 	RUN(gccgo);
 	RUN(fake_table);
 	RUN(fake_table_callback_stops);
+	RUN(fake_table_empty_first_run);
 	RUN(fake_table_corrupt);
 	return TEST_SUMMARY();
 }
