@@ -6,7 +6,10 @@
  * PCDATA_InlTreeIndex the innermost inlined call it belongs to. The call
  * site of inlined call N is the position of the instruction at entry +
  * N.parentPc, whose inline index is N's parent; its frame goes on from
- * there until an index of -1, the function itself.
+ * there until an index of -1, the function itself. A tree that
+ * pclntab__inline_calls() rejects (one on which the runtime would loop) is
+ * not walked: PCs in its inlined code get the function's frame alone,
+ * at an unknown position.
  *
  * The three tables of a function are decoded once, when it is first asked
  * about, into one sorted array of rows, so that each later PC costs a
@@ -32,6 +35,7 @@ struct row {
 struct func_rows {
 	struct pclntab_inltree tree;
 	bool has_tree;
+	bool rejected;		/* its tree: inlined code has no frames */
 	uint64_t end;		/* of the last row; PCs after it have no
 				 * position (alignment padding) */
 	size_t n;
@@ -162,6 +166,35 @@ static int merge(const struct pclntab *tab, size_t i, struct runs t[3],
 	return 0;
 }
 
+static int no_call(void *ctx, const struct pclntab_inline_call *call)
+{
+	return 0;
+}
+
+/*
+ * Find the inline tree of function I and check it with
+ * pclntab__inline_calls(), as inline_sites does: *HAS_TREE when its index
+ * table is there to decode, *REJECTED when the tree is not to be walked.
+ * Returns 0 or a negative errno.
+ */
+static int find_tree(const struct pcline *p, size_t i,
+		     struct pclntab_inltree *tree, bool *has_tree,
+		     bool *rejected)
+{
+	int err;
+
+	err = pclntab__func_inltree(p->tab, i, p->fd, tree);
+	*has_tree = err == 0;
+	if (!err)
+		err = pclntab__inline_calls(p->tab, i, p->fd, no_call, NULL);
+	*rejected = err == -EBADMSG;
+	if (err == 1 || err == -EBADMSG) {
+		gt_error_clear();
+		err = 0;
+	}
+	return err;
+}
+
 /* Decode the tables of function I. */
 static int decode_func(const struct pcline *p, size_t i,
 		       struct func_rows **out)
@@ -169,28 +202,34 @@ static int decode_func(const struct pcline *p, size_t i,
 	struct pclntab_func_tables ft;
 	struct pclntab_inltree tree = { 0 };
 	struct runs t[3] = { { 0 } };
-	bool has_tree = false;
+	bool has_tree = false, rejected = false;
 	size_t k;
 	int err;
 
 	err = pclntab__func_tables(p->tab, i, &ft);
-	if (!err && p->fd) {
-		err = pclntab__func_inltree(p->tab, i, p->fd, &tree);
-		has_tree = err == 0;
-		if (err == 1)
-			err = 0;
-	}
+	if (!err && p->fd)
+		err = find_tree(p, i, &tree, &has_tree, &rejected);
 	if (!err)
 		err = decode(p->tab, i, ft.pcfile, &t[0]);
 	if (!err)
 		err = decode(p->tab, i, ft.pcln, &t[1]);
-	if (!err && has_tree)
+	if (!err && has_tree) {
 		err = decode(p->tab, i, tree.index, &t[2]);
+		/* a rejected tree whose inlined code cannot be told */
+		if (err == -EINVAL && rejected) {
+			gt_error_clear();
+			free(t[2].v);
+			t[2] = (struct runs){ 0 };
+			has_tree = false;
+			err = 0;
+		}
+	}
 	if (!err)
 		err = merge(p->tab, i, t, out);
 	if (!err) {
 		(*out)->tree = tree;
 		(*out)->has_tree = has_tree;
+		(*out)->rejected = rejected;
 	}
 	for (k = 0; k < 3; k++)
 		free(t[k].v);
@@ -245,9 +284,11 @@ static void put_frame(struct pcline_frame *f, const char *func,
 }
 
 /*
- * Walk from the innermost inlined call at PC out to the function. A
- * parent is added to the tree before its children, so each step goes to
- * a smaller index: anything else is a corrupt tree, which might loop.
+ * Walk from the innermost inlined call at PC out to the function, as the
+ * runtime's inlineUnwinder does: the next frame is at entry + parentPc,
+ * taken as the entry when negative, and at no known position past the
+ * tables. The tree has been checked for cycles; MAX bounds the walk all
+ * the same.
  */
 static int pclntab_frames(struct pcline *p, uint64_t pc,
 			  struct pcline_frame *out, size_t max, size_t *n)
@@ -273,21 +314,20 @@ static int pclntab_frames(struct pcline *p, uint64_t pc,
 	fr = p->rows[i];
 	r = row_at(fr, pc);
 	inl = r && fr->has_tree ? r->inl : -1;
+	/* in the inlined code of a rejected tree, or anywhere in its
+	 * function when its index table could not be read either */
+	if (fr->rejected && (inl >= 0 || !fr->has_tree)) {
+		inl = -1;
+		r = NULL;
+	}
 	while (inl >= 0 && *n < max) {
 		err = pclntab__inlined_call(p->tab, (size_t)i, p->fd,
 					    &fr->tree, inl, &name, &parent_pc);
 		if (err)
 			return err;
 		put_frame(&out[(*n)++], name, r, true, f->entry);
-		if (parent_pc < 0 ||
-		    (uint64_t)parent_pc >= f->end - f->entry)
-			return gt_error(-EINVAL, "corrupt inline tree of %s: "
-					"call site out of the function",
-					f->name);
-		r = row_at(fr, f->entry + (uint64_t)parent_pc);
-		if (r && r->inl >= inl)
-			return gt_error(-EINVAL, "corrupt inline tree of %s: "
-					"cycle of inlined calls", f->name);
+		r = row_at(fr, f->entry +
+			   (parent_pc < 0 ? 0 : (uint64_t)parent_pc));
 		inl = r ? r->inl : -1;
 	}
 	if (*n < max)

@@ -48,8 +48,11 @@ void pcline__close(struct pcline *p);
  * the caller removes the PIE load bias), innermost first: the inlined
  * calls PC belongs to, then the function itself. At most MAX into OUT;
  * *N = number written. -ENOENT when PC is in no function, -EINVAL with a
- * reason for corrupt tables. For a return address the caller passes pc-1
- * to get the line of the call.
+ * reason for corrupt tables. A function whose inline tree is rejected
+ * (pclntab_inline.h: corrupt, or cyclic so that the runtime would loop)
+ * is no error: in its inlined code PC gets the function's frame alone, at
+ * an unknown position ("?", 0). For a return address the caller passes
+ * pc-1 to get the line of the call.
  */
 int pcline__frames(struct pcline *p, uint64_t pc, struct pcline_frame *out,
 		   size_t max, size_t *n);

@@ -83,9 +83,12 @@ struct walk {
 	size_t seen_cap;	/* a power of two, at least 2 * nnodes */
 };
 
+/* The tree of one function is rejected: -EBADMSG, which the callers tell
+ * from the errors that concern the whole table. */
 static int corrupt(const struct pclntab_func *f, const char *why)
 {
-	return gt_error(-EINVAL, "corrupt inline tree of %s: %s", f->name, why);
+	return gt_error(-EBADMSG, "corrupt inline tree of %s: %s", f->name,
+			why);
 }
 
 /* The _func and inlinedCall layouts, by pclntab version. */
@@ -169,18 +172,19 @@ static int add_range(struct walk *w, uint64_t start, uint64_t end,
 }
 
 /* Decode the inline-index table at OFF into the ranges of the function
- * that are inlined code (value >= 0), in PC order. */
+ * that are inlined code (value >= 0), in PC order. A zero value delta ends
+ * the table except at the entry, as in runtime step(), whose FIRST is
+ * pc == entry: pairs that cover no PC may come first. */
 static int decode_ranges(struct walk *w, size_t off)
 {
 	uint64_t pc = w->f->entry, next;
 	uint32_t uvdelta, pcdelta, val = (uint32_t)-1;
-	bool first = true;
 	int err;
 
 	while (pc < w->f->end) {
 		if (off >= w->tab->size)
 			return corrupt(w->f, "pc-value table runs off the end");
-		if (w->tab->data[off] == 0 && !first)
+		if (w->tab->data[off] == 0 && pc != w->f->entry)
 			break;
 		err = read_varint(w, &off, &uvdelta);
 		if (!err)
@@ -198,7 +202,6 @@ static int decode_ranges(struct walk *w, size_t off)
 				return err;
 		}
 		pc = next;
-		first = false;
 	}
 	return 0;
 }
@@ -232,6 +235,14 @@ static int read_call(const struct walk *w, int32_t node, const uint8_t **rec)
 	return 0;
 }
 
+/*
+ * The parent of NODE: 1.20+ has none recorded, and the runtime takes the
+ * inline index at entry + parentPc (symtabinl.go next()), which is -1
+ * past the function's table and, before its entry, the table's first
+ * value (symtab.go pcvalue()): taken here at the entry. Nothing keeps
+ * that index from being NODE itself or one of its children:
+ * collect_nodes() watches for cycles.
+ */
 static int parent_of(const struct walk *w, int32_t node, int32_t *parent)
 {
 	const uint8_t *rec;
@@ -245,8 +256,8 @@ static int parent_of(const struct walk *w, int32_t node, int32_t *parent)
 		*parent = (int16_t)(rec[0] | rec[1] << 8);
 	} else {
 		parent_pc = (int32_t)get_u32(rec + w->l->parent_pc_at);
-		*parent = parent_pc < 0 ? -1 :
-			  index_at(w, w->f->entry + (uint64_t)parent_pc);
+		*parent = index_at(w, w->f->entry +
+				   (parent_pc < 0 ? 0 : (uint64_t)parent_pc));
 	}
 	if (*parent < 0)
 		*parent = -1;
@@ -295,21 +306,33 @@ static int seen_grow(struct walk *w)
 	return 0;
 }
 
+static int cycle(const struct walk *w, int32_t child, int32_t node)
+{
+	return gt_error(-EBADMSG, "corrupt inline tree of %s: cycle of "
+			"inlined calls: the call site of call %d is in call %d",
+			w->f->name, child, node);
+}
+
 /*
  * Attribute the start of every range to its node and all its ancestors.
  * Ranges come in PC order, so the first range to reach a node gives its
  * lowest PC, and the walk up stops at a node already reached: each node
- * is visited once. Reaching a node twice in one walk is a cycle.
+ * is visited once. Reaching a node twice in one walk is a cycle, on
+ * which the runtime's inline unwinder would loop for ever: the tree is
+ * rejected. Go writes such trees: a package initializer whose inlined
+ * calls lost their inline marks to static initialization keeps parentPc
+ * 0 in every record, and when its first instruction is inlined code the
+ * call site of that code is the code itself.
  */
 static int collect_nodes(struct walk *w)
 {
 	struct seen_slot *slot;
 	size_t i;
-	int32_t node;
+	int32_t node, child;
 	int err;
 
 	for (i = 0; i < w->nranges; i++) {
-		for (node = w->ranges[i].val; node >= 0;) {
+		for (node = w->ranges[i].val, child = -1; node >= 0;) {
 			if (2 * (w->nnodes + 1) > w->seen_cap) {
 				err = seen_grow(w);
 				if (err)
@@ -317,11 +340,12 @@ static int collect_nodes(struct walk *w)
 			}
 			slot = seen_slot(w, node);
 			if (slot->node == node && slot->range == i)
-				return corrupt(w->f, "cycle of inlined calls");
+				return cycle(w, child, node);
 			if (slot->node == node)
 				break;
 			*slot = (struct seen_slot){ node, i };
 			err = add_node_pc(w, node, w->ranges[i].start);
+			child = node;
 			if (!err)
 				err = parent_of(w, node, &node);
 			if (err)
@@ -358,18 +382,24 @@ static int call_name(const struct walk *w, int32_t node, const char **name)
 	return 0;
 }
 
-/* Report each node, at its lowest PC, in tree order. */
+/* Report each node, at its lowest PC, in tree order; every name is read
+ * first, so that a rejected tree reports nothing. */
 static int report(struct walk *w, pclntab_inline_fn fn, void *ctx)
 {
 	struct pclntab_inline_call call = { .caller_entry = w->f->entry };
 	size_t i;
 	int err;
 
+	if (!w->nnodes)
+		return 0;	/* and nodes may be NULL, which qsort() refuses */
 	qsort(w->nodes, w->nnodes, sizeof(*w->nodes), cmp_node_pc);
 	for (i = 0; i < w->nnodes; i++) {
 		err = call_name(w, w->nodes[i].node, &call.name);
 		if (err)
 			return err;
+	}
+	for (i = 0; i < w->nnodes; i++) {
+		call_name(w, w->nodes[i].node, &call.name);
 		call.pc = w->nodes[i].pc;
 		err = fn(ctx, &call);
 		if (err)

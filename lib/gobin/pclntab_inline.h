@@ -44,8 +44,13 @@ typedef int (*pclntab_inline_fn)(void *ctx,
  * Report every inlined call in function FUNC_INDEX of TAB, in inline-tree
  * order. The site of an inlined call is the lowest PC attributed to it or
  * to a call inlined inside it; calls left with no code are not reported.
- * Returns 0, the callback's nonzero value, -ERANGE for a bad FUNC_INDEX, or
- * -EINVAL / -ENOMEM with a reason (error.h).
+ * Returns 0, the callback's nonzero value, -ERANGE for a bad FUNC_INDEX,
+ * -EINVAL / -ENOMEM with a reason (error.h), or -EBADMSG with a reason
+ * when this one function's tree is rejected: out of the table or memory,
+ * or cyclic, so that the runtime's inline unwinder would loop on it (Go
+ * 1.25+ writes such trees for some package initializers). A rejected tree
+ * reports nothing; the other functions' trees are not affected, and
+ * callers walking many functions leave that one out.
  */
 int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 			  const struct pclntab_funcdata *fd,
@@ -59,7 +64,9 @@ struct pclntab_inltree {
 };
 
 /* Find the inline tree of function I of TAB: 0, 1 when it has none,
- * -ERANGE for a bad I, or -EINVAL with a reason. */
+ * -ERANGE for a bad I, -EINVAL with a reason, or -EBADMSG with a reason
+ * when the function's record points out of the table. It is not checked:
+ * pclntab__inline_calls() is what rejects a tree. */
 int pclntab__func_inltree(const struct pclntab *tab, size_t i,
 			  const struct pclntab_funcdata *fd,
 			  struct pclntab_inltree *t);
@@ -68,7 +75,8 @@ int pclntab__func_inltree(const struct pclntab *tab, size_t i,
  * Inlined call NODE of T, the tree of function I: the inlined function's
  * name, and parentPc, the offset from the entry of an instruction whose
  * position (file, line and inline index) is the call site, as the
- * runtime's inline unwinder reads it. Returns 0, or -EINVAL with a reason.
+ * runtime's inline unwinder reads it. Returns 0, -EINVAL with a reason,
+ * or -EBADMSG with a reason for a record or name out of range.
  */
 int pclntab__inlined_call(const struct pclntab *tab, size_t i,
 			  const struct pclntab_funcdata *fd,

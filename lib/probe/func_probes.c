@@ -234,6 +234,12 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 		err = add_inlined(bin, &m, exact, &inl, out, &caps);
 	if (!err)
 		err = count_names(out);
+	if (!err) {
+		out->rejected_trees = inl.rejected;
+		out->nrejected_trees = inl.nrejected;
+		inl.rejected = NULL;
+		inl.nrejected = 0;
+	}
 out:
 	inline_sites__free(&inl);
 	name_matcher__free(&m);
@@ -268,5 +274,8 @@ void func_probes__free(struct func_probes *fp)
 	free(fp->names);
 	free(fp->probes);
 	free(fp->refused);
+	for (i = 0; i < fp->nrejected_trees; i++)
+		free(fp->rejected_trees[i].reason);
+	free(fp->rejected_trees);
 	memset(fp, 0, sizeof(*fp));
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
+#include "probe/inline_sites.h"
 #include "x86/probe_site.h"
 
 struct func_probe {
@@ -31,6 +32,12 @@ struct func_probes {
 	size_t nfuncs;		/* how many distinct names are probed */
 	char **names;		/* storage for inlined names */
 	size_t nnames;
+	/* Functions whose inline tree was rejected as corrupt
+	 * (inline_sites.h): copies of the pattern inlined there are not
+	 * probed. Only those whose tree names a function the pattern
+	 * selects. */
+	struct inline_rejected *rejected_trees;
+	size_t nrejected_trees;
 };
 
 /*

@@ -4,6 +4,7 @@
  * or from the pclntab inline tree when the binary has no DWARF.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dwarf.h>
@@ -197,9 +198,76 @@ static int pclntab_site(void *ctx, const struct pclntab_inline_call *c)
 }
 
 /*
+ * Might the rejected tree of function I hold a copy that W's pattern
+ * selects? Its records are nodes 0 to the highest inline index its PCs
+ * hold (a parent comes before its children): yes when one of them names
+ * a selected function or cannot be read, or the index table cannot.
+ */
+static bool tree_may_match(const struct go_binary *bin,
+			   const struct pclntab_funcdata *fd, size_t i,
+			   const struct walk *w)
+{
+	const struct pclntab *tab = bin->pclntab;
+	struct pclntab_inltree tree;
+	struct pclntab_pcvalue it;
+	const char *name;
+	int32_t node, last = -1, parent_pc;
+	int err;
+
+	err = pclntab__func_inltree(tab, i, fd, &tree);
+	if (err)
+		return err < 0;
+	pclntab_pcvalue__init(&it, tab, i, tree.index);
+	while ((err = pclntab_pcvalue__next(&it)) > 0)
+		if (it.val > last)
+			last = it.val;
+	if (err)
+		return true;
+	for (node = 0; node <= last; node++) {
+		if (pclntab__inlined_call(tab, i, fd, &tree, node, &name,
+					  &parent_pc) ||
+		    name_matcher__match(w->m, name) ||
+		    name_matcher__is_exact(w->m, name))
+			return true;
+	}
+	return false;
+}
+
+/* Leave function I out, with the reason its tree was rejected, when its
+ * tree might hold a site of the pattern. */
+static int add_rejected(const struct go_binary *bin,
+			const struct pclntab_funcdata *fd, size_t i,
+			struct walk *w)
+{
+	const struct pclntab_func *f = &bin->pclntab->funcs[i];
+	struct inline_sites *out = w->out;
+	struct inline_rejected *r;
+	char *reason;
+
+	reason = strdup(gt_last_error());
+	if (!reason)
+		return gt_error(-ENOMEM, "out of memory");
+	if (!tree_may_match(bin, fd, i, w)) {
+		free(reason);
+		return 0;
+	}
+	r = realloc(out->rejected, (out->nrejected + 1) * sizeof(*r));
+	if (!r) {
+		free(reason);
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	out->rejected = r;
+	out->rejected[out->nrejected++] = (struct inline_rejected){
+		f->name, f->entry, reason,
+	};
+	return 0;
+}
+
+/*
  * Without DWARF (-ldflags=-s -w) the pclntab keeps the inline tree. A
  * binary whose funcdata cannot be located (no pclntab, Go < 1.12) has no
- * sites, as without DWARF before; a corrupt tree is an error.
+ * sites, as without DWARF before. A function whose tree is rejected
+ * (-EBADMSG) is left out: its tree is its own, and the others still hold.
  */
 static int find_in_pclntab(const struct go_binary *bin, struct walk *w)
 {
@@ -212,9 +280,14 @@ static int find_in_pclntab(const struct go_binary *bin, struct walk *w)
 		gt_error_clear();
 		return 0;
 	}
-	for (i = 0; !err && i < bin->pclntab->nfuncs; i++)
+	for (i = 0; !err && i < bin->pclntab->nfuncs; i++) {
 		err = pclntab__inline_calls(bin->pclntab, i, &fd, pclntab_site,
 					    w);
+		if (err == -EBADMSG)
+			err = add_rejected(bin, &fd, i, w);
+	}
+	if (!err)
+		gt_error_clear();
 	return err;
 }
 
@@ -259,6 +332,8 @@ void inline_sites__free(struct inline_sites *sites)
 	for (i = 0; i < sites->n; i++)
 		free(sites->sites[i].name);
 	free(sites->sites);
-	sites->sites = NULL;
-	sites->n = 0;
+	for (i = 0; i < sites->nrejected; i++)
+		free(sites->rejected[i].reason);
+	free(sites->rejected);
+	memset(sites, 0, sizeof(*sites));
 }

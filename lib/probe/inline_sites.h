@@ -19,16 +19,31 @@ struct inline_site {
 	uint64_t caller_addr;	/* entry of the function it was inlined into */
 };
 
+/* A function whose pclntab inline tree was rejected (pclntab_inline.h):
+ * the inlined copies it holds are not among the sites. */
+struct inline_rejected {
+	const char *func;	/* its name; points into the binary's pclntab */
+	uint64_t entry;
+	char *reason;		/* one line, as gt_last_error() gave it */
+};
+
 struct inline_sites {
 	struct inline_site *sites;	/* sorted by name, then addr */
 	size_t n;
+	/* Functions left out, by entry: only those whose tree names a
+	 * function M selects (or a name that cannot be read), so that they
+	 * may hide sites of the pattern. Never from DWARF. */
+	struct inline_rejected *rejected;
+	size_t nrejected;
 };
 
 /*
  * Collect the inlined copies of every function whose name M matches (exact
  * names as in probe_spec.h). A binary without DWARF falls back to the
- * pclntab; one without either yields no sites and returns 0. Returns a
- * negative errno on corrupt DWARF or inline tree, or out of memory.
+ * pclntab; one without either yields no sites and returns 0. A function
+ * whose pclntab inline tree is rejected is left out and listed in
+ * OUT->rejected: that is not an error. Returns a negative errno on corrupt
+ * DWARF or a pclntab whose funcdata cannot be found, or out of memory.
  */
 int inline_sites__find(const struct go_binary *bin,
 		       const struct name_matcher *m,
