@@ -241,8 +241,8 @@ static int add_rejected(const struct go_binary *bin,
 {
 	const struct pclntab_func *f = &bin->pclntab->funcs[i];
 	struct inline_sites *out = w->out;
-	struct inline_rejected *r;
 	char *reason;
+	int err;
 
 	reason = strdup(gt_last_error());
 	if (!reason)
@@ -251,12 +251,12 @@ static int add_rejected(const struct go_binary *bin,
 		free(reason);
 		return 0;
 	}
-	r = realloc(out->rejected, (out->nrejected + 1) * sizeof(*r));
-	if (!r) {
+	err = gt_ensure_mem((void **)&out->rejected, &out->rejected_cap,
+			    sizeof(*out->rejected), out->nrejected + 1);
+	if (err) {
 		free(reason);
-		return gt_error(-ENOMEM, "out of memory");
+		return err;
 	}
-	out->rejected = r;
 	out->rejected[out->nrejected++] = (struct inline_rejected){
 		f->name, f->entry, reason,
 	};

@@ -34,7 +34,7 @@ struct inline_sites {
 	 * function M selects (or a name that cannot be read), so that they
 	 * may hide sites of the pattern. Never from DWARF. */
 	struct inline_rejected *rejected;
-	size_t nrejected;
+	size_t nrejected, rejected_cap;
 };
 
 /*
