@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/name_table.h"
 #include "probe/func_probes.h"
+#include "probe/left_out.h"
 #include "cli/intervals.h"
 #include "cli/json.h"
 #include "cli/percpu_map.h"
@@ -201,12 +202,6 @@ static void print_probes(const struct func_probes *fp)
 			probe_site_kind__str(p->site.kind),
 			(unsigned long long)p->offset);
 	}
-	for (i = 0; i < fp->nrefused; i++) {
-		p = &fp->refused[i];
-		fprintf(stderr, "not probed: %s%s at 0x%llx: the kernel cannot probe that instruction\n",
-			p->name, p->inlined ? " [inlined]" : "",
-			(unsigned long long)p->site.addr);
-	}
 }
 
 static int make_cookies(const struct func_probes *fp,
@@ -247,10 +242,12 @@ static int print_counts(void *ctx)
 	return err;
 }
 
-/* The probes for the pattern; an error when there are none. */
+/* The probes for the pattern; an error when there are none. What cannot
+ * be probed is left out, and said. */
 static int find_probes(const struct tool_target *target,
 		       struct func_probes *fp)
 {
+	struct left_out lo = { 0 };
 	int err;
 
 	err = func_probes__find(target->bin, target->path, target->pattern,
@@ -259,10 +256,11 @@ static int find_probes(const struct tool_target *target,
 		return err;
 	if (env.verbose)
 		print_probes(fp);
-	else if (fp->nrefused)
-		fprintf(stderr, "%s: %zu call sites left out: the kernel cannot probe their instructions (-v lists them)\n",
-			TOOL, fp->nrefused);
-	return 0;
+	err = left_out__add_probes(&lo, fp);
+	if (!err)
+		left_out__print(&lo, stderr, TOOL, env.verbose);
+	left_out__free(&lo);
+	return err;
 }
 
 int main(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "core/name_table.h"
 #include "probe/call_sites.h"
 #include "probe/func_probes.h"
+#include "probe/left_out.h"
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
@@ -119,12 +120,14 @@ struct latency_plan {
 	size_t nrows;
 	struct name_table names;		/* of the rows */
 	struct uprobe_list entries, exits;	/* two programs */
+	struct left_out left_out;
 };
 
 static void latency_plan__free(struct latency_plan *p)
 {
 	free(p->rows);
 	name_table__free(&p->names);
+	left_out__free(&p->left_out);
 	uprobe_list__free(&p->entries);
 	uprobe_list__free(&p->exits);
 }
@@ -142,8 +145,8 @@ static int row_find_or_add(struct latency_plan *p, const char *name)
 	return row;
 }
 
-/* The entry probe and the exit probes of one function. Returns 1 when the
- * function has no exit (reported, left out), 0 when added. */
+/* The entry probe and the exit probes of one function, or the function
+ * left out: its code cannot be decoded, or it never returns. */
 static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			 const struct func_probe *p)
 {
@@ -153,12 +156,13 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 	int err, row;
 
 	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS, &cs);
-	if (err)
+	if (err) {
+		err = left_out__code_error(&plan->left_out, err);
 		goto out;
+	}
 	if (!cs.nexits) {
-		fprintf(stderr, "%s: no return instruction, not traced\n",
-			p->name);
-		err = 1;
+		err = left_out__add(&plan->left_out, LEFT_OUT_NO_RETURN,
+				    "%s: no return instruction", p->name);
 		goto out;
 	}
 	row = row_find_or_add(plan, p->name);
@@ -203,12 +207,18 @@ static int latency_plan__init(struct latency_plan *plan,
 			continue;
 		}
 		err = plan_function(plan, bin, &fp->probes[i]);
-		if (err < 0)
+		if (err)
 			return err;
 	}
 	if (ninlined && env.tool.verbose)
 		fprintf(stderr, "%zu inlined copies not traced (no call to time)\n",
 			ninlined);
+	err = left_out__add_probes(&plan->left_out, fp);
+	if (err)
+		return err;
+	/* with nothing left to time, the list says why */
+	left_out__print(&plan->left_out, stderr, TOOL,
+			env.tool.verbose || !plan->nrows);
 	if (!plan->nrows)
 		return gt_error(-ENOENT, "no function matching '%s' can be timed",
 				env.tool.spec);

@@ -230,6 +230,8 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 		err = trace_plan_set__add(s, tb->bin, tb->dw, probe, &fp.probes[i],
 					  &tb->sites);
 	}
+	if (!err)
+		err = left_out__add_probes(&s->left_out, &fp);
 	func_probes__free(&fp);
 	probe_spec__free(&spec);
 	return err;
@@ -565,6 +567,10 @@ int main(int argc, char **argv)
 	err = tool_target__open(&target, &env.tool);
 	for (i = 0; i < env.nprobes && !err; i++)
 		err = plan_probe(&set, &target, &env.probes[i]);
+	/* with nothing left to trace, the list says why */
+	if (!err)
+		left_out__print(&set.left_out, stderr, TOOL,
+				env.tool.verbose || !set.nrows);
 	if (!err && !set.nrows)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)

@@ -74,6 +74,7 @@ void trace_plan_set__free(struct trace_plan_set *s)
 	s->rows = NULL;
 	s->plans = NULL;
 	s->nrows = s->cap = 0;
+	left_out__free(&s->left_out);
 }
 
 /* The index of word W in the plan, added unless the same read is there. */
@@ -786,44 +787,34 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	return err;
 }
 
-/* The probes of one plan: its function's entry, or for r: every exit. */
-static int add_sites(struct trace_plan_set *s, const struct go_binary *bin,
-		     const struct trace_probe *probe, const struct func_probe *p,
-		     size_t idx, struct uprobe_list *sites)
+/* The probes of one plan at the sites CS of its function: the entry, or
+ * for r: every exit. */
+static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
+		     const struct func_probe *p, size_t idx,
+		     const struct call_sites *cs, struct uprobe_list *sites)
 {
-	struct call_sites cs;
+	uint64_t g = call_sites__g_flag(cs);
 	size_t i;
-	int err;
+	int err = 0;
 
-	err = call_sites__find(bin, p, probe->ret ? CALL_SITES_EXITS :
-					CALL_SITES_ENTRY, &cs);
-	if (err)
-		goto out;
 	if (!probe->ret) {
 		if (s->verbose)
 			fprintf(stderr, "probe %s at 0x%llx (%s)\n", p->name,
-				(unsigned long long)cs.entry.addr,
-				probe_site_kind__str(cs.entry.kind));
-		err = uprobe_list__add(sites, cs.entry_offset,
-				       COOKIE_MAKE(idx, cs.entry.skip_flags,
-						   call_sites__g_flag(&cs)));
-		goto out;
+				(unsigned long long)cs->entry.addr,
+				probe_site_kind__str(cs->entry.kind));
+		return uprobe_list__add(sites, cs->entry_offset,
+					COOKIE_MAKE(idx, cs->entry.skip_flags, g));
 	}
-	if (!cs.nexits)
-		fprintf(stderr, "%s: no return instruction, not traced\n",
-			p->name);
-	for (i = 0; i < cs.nexits && !err; i++) {
+	for (i = 0; i < cs->nexits && !err; i++) {
 		if (s->verbose)
 			fprintf(stderr, "probe r:%s at 0x%llx (%s)\n", p->name,
-				(unsigned long long)cs.exits[i].addr,
-				exit_kind__str(cs.exits[i].kind));
-		err = uprobe_list__add(sites, cs.exits[i].offset,
-				       COOKIE_MAKE(idx, 0, call_sites__g_flag(&cs) |
-					(cs.exits[i].kind == EXIT_TAIL_JMP ?
+				(unsigned long long)cs->exits[i].addr,
+				exit_kind__str(cs->exits[i].kind));
+		err = uprobe_list__add(sites, cs->exits[i].offset,
+				       COOKIE_MAKE(idx, 0, g |
+					(cs->exits[i].kind == EXIT_TAIL_JMP ?
 					 COOKIE_TAIL : 0)));
 	}
-out:
-	call_sites__free(&cs);
 	return err;
 }
 
@@ -831,14 +822,29 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites)
 {
+	struct call_sites cs;
 	size_t idx = 0;
 	int err;
 
+	err = call_sites__find(bin, p, probe->ret ? CALL_SITES_EXITS :
+					CALL_SITES_ENTRY, &cs);
+	if (err) {
+		err = left_out__code_error(&s->left_out, err);
+		goto out;
+	}
+	if (probe->ret && !cs.nexits) {
+		err = left_out__add(&s->left_out, LEFT_OUT_NO_RETURN,
+				    "%s: no return instruction", p->name);
+		goto out;
+	}
 	err = plan_row(s, bin, dw, probe, p->name, p->func_addr, &idx);
 	if (err)
-		return err;
+		goto out;
 	s->rows[idx].bin = bin;
-	return add_sites(s, bin, probe, p, idx, sites);
+	err = add_sites(s, probe, p, idx, &cs, sites);
+out:
+	call_sites__free(&cs);
+	return err;
 }
 
 void trace_row__value(const struct trace_row *row, size_t i,

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "probe/func_probes.h"
+#include "probe/left_out.h"
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
 #include "trace/trace_probe.h"
@@ -60,14 +61,18 @@ struct trace_plan_set {
 	size_t nrows, cap;
 	unsigned int str_max;		/* -Z */
 	bool verbose;			/* say where each probe goes */
+	/* functions whose code cannot be decoded, r: of those that never
+	 * return */
+	struct left_out left_out;
 };
 
 /*
  * Plan PROBE for the function of P in BIN, and add its probe sites (its
  * entry, or every return for r:) to SITES. DW is the binary's DWARF or
- * NULL. Returns 0, or a negative errno with a one-line reason naming the
- * function (an unknown name or field, a type a conversion cannot print,
- * too many values...).
+ * NULL. A function whose code cannot be decoded, or for r: that never
+ * returns, is added to S->left_out instead. Returns 0, or a negative errno
+ * with a one-line reason naming the function (an unknown name or field, a
+ * type a conversion cannot print, too many values...).
  */
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
