@@ -10,23 +10,7 @@ for f in "$fix"/count-go1.15-default "$fix"/count-go1.19-default \
 	objcopy -O binary --only-section=.gopclntab "$f" "$out/$(basename "$f").pclntab"
 done
 
-# seed NAME AT OFF=BYTE...: XOR each BYTE (hex) into the template
-# (fuzz_pcline.c: byte 0 is where the rest goes, byte 1 how much to cut).
-seed() {
-	local name=$1 at=$2 len=0 i bytes=()
-	shift 2
-	for kv in "$@"; do
-		i=$((${kv%=*} - at))
-		((i + 1 > len)) && len=$((i + 1))
-		bytes[i]=${kv#*=}
-	done
-	{
-		printf %b "\\x$(printf %02x "$at")\\x00"
-		for ((i = 0; i < len; i++)); do
-			printf %b "\\x${bytes[i]:-00}"
-		done
-	} >"$out/$name"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/splice_seed.sh"
 
 # buf 1.75.0's semconv/v1.37.0.init: the inline-index table at 139 says
 # 1 for 0x20, 0 for 0x10, -1 after; both parentPc (264, 280) 0.

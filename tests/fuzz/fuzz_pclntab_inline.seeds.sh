@@ -6,22 +6,7 @@
 set -eu
 out=$1
 
-# seed NAME AT OFF=BYTE...: XOR each BYTE (hex) into the template at OFF.
-seed() {
-	local name=$1 at=$2 len=0 i bytes=()
-	shift 2
-	for kv in "$@"; do
-		i=$((${kv%=*} - at))
-		((i + 1 > len)) && len=$((i + 1))
-		bytes[i]=${kv#*=}
-	done
-	{
-		printf %b "\\x$(printf %02x "$at")\\x00"
-		for ((i = 0; i < len; i++)); do
-			printf %b "\\x${bytes[i]:-00}"
-		done
-	} >"$out/$name"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/splice_seed.sh"
 
 # buf 1.75.0's semconv/v1.37.0.init: inlined code at the entry (index 1
 # for 0x20, 0 for 0x10, -1 after), every parentPc 0: inl.b is its own
