@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Section 1: attach and detach time for 1, 100, 1000 and all functions of
 # BIN (a large stripped Go binary), gofunccount against bpftrace on the same
-# probes. No process runs BIN: both tools attach to the file.
+# probes; then each tool (gofunccount, gofunclatency, gotrace r:) on one
+# function and on the whole binary. No process runs BIN: the tools attach
+# to the file.
 #
 # The functions are the first N that `gofunccount -v BIN:'*'` lists (the
 # order of the binary's function table). gofunccount gets them as
@@ -78,6 +80,29 @@ for n in 1 100 1000 all; do
 		>>"$BENCH_WORK/rss_rows"
 done
 
+# Every tool on one function and on the whole binary: gofunclatency and
+# gotrace r: put a probe on each exit too (RETs and tail JMPs found by
+# disassembling every function), and leave out what cannot be traced.
+ONE=runtime.mallocgc
+: >"$W/tools"
+for tool in gofunccount gofunclatency gotrace; do
+	for n in 1 all; do
+		pat=$ONE
+		[[ $n == all ]] && pat='*'
+		case $tool in
+		gofunccount) args=("$GOFUNCCOUNT" "$BIN:$pat") ;;
+		gofunclatency) args=("$GOFUNCLATENCY" "$BIN:$pat") ;;
+		gotrace) args=("$GOTRACE" "r:$BIN:$pat") ;;
+		esac
+		note "[attach] $tool, $n: ${args[*]:1}"
+		t=$(measure --log "$W/t-$tool-$n.log" --hold 0 -- "${args[@]}")
+		note "$t"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "${args[*]:1}" \
+			"$(probe_count "$W/t-$tool-$n.log")" "$(kv attach_s "$t")" \
+			"$(kv detach_s "$t")" "$(kv exit "$t")" >>"$W/tools"
+	done
+done
+
 {
 	echo "== 1. Attach and detach time, seconds: gofunccount vs bpftrace on the same probes of"
 	echo "     $BIN ($total functions; bpftrace: one perf event per probe, timeout $BENCH_TIMEOUT s a phase)"
@@ -94,6 +119,14 @@ done
 		[[ ! -s $W/g$n.log ]] || grep -q '^Tracing' "$W/g$n.log" ||
 			echo "gofunccount, $n functions, FAILED: $(head -c 200 "$W/g$n.log" | head -1)..."
 	done
+	echo
+	echo "     each tool on one function and on all of them (whole binary)"
+	printf '%-14s %-52s %9s | %10s %13s\n' TOOL PROBES FUNCTIONS attach detach
+	while IFS=$'\t' read -r tool what nf ta td te; do
+		[[ $te == 0 ]] || { ta="failed:$te"; td=-; }
+		printf '%-14s %-52s %9s | %10s %13s\n' "$tool" "${what/$BIN/BIN}" \
+			"${nf:--}" "$ta" "$td"
+	done <"$W/tools"
 	for pid in "${lingering[@]}"; do
 		[[ -d /proc/$pid ]] && echo "(bpftrace $pid, killed after the timeout, is still closing its perf events in the kernel)"
 	done
