@@ -23,6 +23,8 @@ PACKAGES=(
 	# taskset/nsenter
 	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
+	# the HTTP server test's load generator (ApacheBench)
+	apache2-utils
 )
 # npm fetches the third-party Go binaries; keep a node/npm already there.
 command -v npm >/dev/null || PACKAGES+=(npm)
