@@ -12,7 +12,8 @@ int count_call(struct pt_regs *ctx)
 	u32 idx = COOKIE_INDEX(cookie);
 	u64 *count;
 
-	if (other_process() || restarting(ctx, cookie))
+	if (other_process(bpf_get_current_pid_tgid()) ||
+	    restarting(ctx, cookie))
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)

@@ -83,13 +83,13 @@ COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) hists SEC(".maps");
  * first: the verifier refuses a context access at a computed offset, which
  * clang would otherwise make of two conditional field reads. */
 static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
-					  struct call_key *key)
+					  __u64 pid_tgid, struct call_key *key)
 {
 	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
 	__u64 g, hi = 0;
 
 	key->func = COOKIE_INDEX(cookie);
-	key->tgid = bpf_get_current_pid_tgid() >> 32;
+	key->tgid = pid_tgid >> 32;
 	if (sp_keyed) {
 		key->goid = 0;
 		key->frame = sp;
@@ -121,13 +121,13 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 SEC("uprobe")
 int call_entry(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct call_start start;
 	struct call_key key;
 
-	if (other_process() || restarting(ctx, cookie))
+	if (other_process(id) || restarting(ctx, cookie))
 		return 0;
-	if (!call_key_make(ctx, cookie, &key))
+	if (!call_key_make(ctx, cookie, id, &key))
 		return 0;
 	start.ret = return_address(ctx);
 	start.ts = bpf_ktime_get_ns();
@@ -139,15 +139,16 @@ SEC("uprobe")
 int call_exit(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid();
 	struct call_key key;
 	struct hist *h;
 	struct call_start *start;
 	__u64 delta;
 	__u32 idx;
 
-	if (other_process())
+	if (other_process(id))
 		return 0;
-	if (!call_key_make(ctx, cookie, &key))
+	if (!call_key_make(ctx, cookie, id, &key))
 		return 0;
 	start = bpf_map_lookup_elem(&starts, &key);
 	if (!start)

@@ -28,9 +28,11 @@ const volatile pid_t target_tgid = 0;
 		__type(value, value_type);		\
 	}
 
-static __always_inline bool other_process(void)
+/* Is the hit of another process than -p's or -c's? PID_TGID is the
+ * caller's bpf_get_current_pid_tgid(), read once per hit. */
+static __always_inline bool other_process(__u64 pid_tgid)
 {
-	return target_tgid && (bpf_get_current_pid_tgid() >> 32) != target_tgid;
+	return target_tgid && (pid_tgid >> 32) != target_tgid;
 }
 
 /*

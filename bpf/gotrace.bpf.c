@@ -214,7 +214,7 @@ static __always_inline void read_stack(struct trace_event *e,
 SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx), id;
+	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	/* By DWARF number; read field by field: the verifier refuses a
 	 * context access at a computed offset. */
 	__u64 regs[16] = {
@@ -229,7 +229,7 @@ int trace_hit(struct pt_regs *ctx)
 	struct trace_event *e;
 	__u64 *n;
 
-	if (other_process() || restarting(ctx, cookie))
+	if (other_process(id) || restarting(ctx, cookie))
 		return 0;
 	plan = bpf_map_lookup_elem(&plans, &idx);
 	e = bpf_map_lookup_elem(&scratch, &zero);
@@ -251,7 +251,6 @@ int trace_hit(struct pt_regs *ctx)
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
-	id = bpf_get_current_pid_tgid();
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	task = (struct task_struct *)bpf_get_current_task();

@@ -114,7 +114,6 @@ struct func_row {
 	struct hist delta;
 };
 
-
 struct latency_plan {
 	struct func_row *rows;
 	size_t nrows;
@@ -155,14 +154,10 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 	size_t i;
 	int err, row;
 
-	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS, &cs);
+	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
+			       &plan->left_out, &cs);
 	if (err) {
-		err = left_out__code_error(&plan->left_out, err);
-		goto out;
-	}
-	if (!cs.nexits) {
-		err = left_out__add(&plan->left_out, LEFT_OUT_NO_RETURN,
-				    "%s: no return instruction", p->name);
+		err = err < 0 ? err : 0;	/* 1: left out */
 		goto out;
 	}
 	row = row_find_or_add(plan, p->name);
@@ -197,9 +192,13 @@ static int latency_plan__init(struct latency_plan *plan,
 	size_t i, ninlined = 0;
 	int err;
 
+	/* a row per name at most */
 	plan->rows = calloc(fp->n ? fp->n : 1, sizeof(*plan->rows));
 	if (!plan->rows)
 		return gt_error(-ENOMEM, "out of memory");
+	err = name_table__init(&plan->names, fp->n);
+	if (err)
+		return err;
 	for (i = 0; i < fp->n; i++) {
 		/* An inlined copy has no return of its own to time. */
 		if (fp->probes[i].inlined) {
@@ -365,9 +364,6 @@ int main(int argc, char **argv)
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);
-	/* a row per name at most */
-	if (!err)
-		err = name_table__init(&plan.names, fp.n);
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)

@@ -73,7 +73,8 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 }
 
 int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
-		     unsigned int want, struct call_sites *out)
+		     unsigned int want, struct left_out *lo,
+		     struct call_sites *out)
 {
 	const struct go_func *fn = go_binary__func_at(bin, p->func_addr);
 	int err = 0;
@@ -87,7 +88,14 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 		err = find_entry(bin, fn, p, out);
 	if (!err && (want & CALL_SITES_EXITS))
 		err = find_exits(bin, fn, p->name, out);
-	return err;
+	if (!lo)
+		return err;
+	if (err)
+		return left_out__code_error(lo, err) ?: 1;
+	if ((want & CALL_SITES_EXITS) && !out->nexits)
+		return left_out__add(lo, LEFT_OUT_NO_RETURN,
+				     "%s: no return instruction", p->name) ?: 1;
+	return 0;
 }
 
 uint64_t call_sites__g_flag(const struct call_sites *cs)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "gobin/go_binary.h"
 #include "probe/func_probes.h"
+#include "probe/left_out.h"
 #include "x86/exit_sites.h"
 #include "x86/probe_site.h"
 
@@ -57,14 +58,17 @@ enum call_sites_want {
 
 /*
  * The sites of the function of P (an out-of-line function, not an inlined
- * copy), as WANT asks: its entry, its exits, or both. A function that
- * never returns yields nexits = 0; the caller reports it. Returns 0, or a
+ * copy), as WANT asks: its entry, its exits, or both. Returns 0, or a
  * negative errno with a reason naming the function (its code cannot be
- * read or decoded, an address outside the file). Call call_sites__free()
- * in both cases.
+ * read or decoded, an address outside the file). With LO, a function that
+ * cannot be traced is recorded there instead, and 1 returned: its code
+ * cannot be read or decoded, or (exits asked for) it never returns;
+ * without LO such a function yields nexits = 0. Call call_sites__free()
+ * in every case.
  */
 int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
-		     unsigned int want, struct call_sites *out);
+		     unsigned int want, struct left_out *lo,
+		     struct call_sites *out);
 void call_sites__free(struct call_sites *cs);
 
 /* The cookie flag (bpf/cookie.h) that tells BPF where g is at the sites

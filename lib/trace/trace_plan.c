@@ -827,14 +827,9 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 	int err;
 
 	err = call_sites__find(bin, p, probe->ret ? CALL_SITES_EXITS :
-					CALL_SITES_ENTRY, &cs);
+					CALL_SITES_ENTRY, &s->left_out, &cs);
 	if (err) {
-		err = left_out__code_error(&s->left_out, err);
-		goto out;
-	}
-	if (probe->ret && !cs.nexits) {
-		err = left_out__add(&s->left_out, LEFT_OUT_NO_RETURN,
-				    "%s: no return instruction", p->name);
+		err = err < 0 ? err : 0;	/* 1: left out */
 		goto out;
 	}
 	err = plan_row(s, bin, dw, probe, p->name, p->func_addr, &idx);

@@ -238,7 +238,7 @@ static void check_fixture(const char *fixture, int minor)
 			continue;
 		/* Every function decodes, AVX-512 included (capstone 5). */
 		if (call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
-				     &cs)) {
+				     NULL, &cs)) {
 			fprintf(stderr, "%s: %s\n", fixture, gt_last_error());
 			bad++;
 			call_sites__free(&cs);
@@ -311,7 +311,7 @@ TEST(inlined_copy_is_refused)
 			continue;
 		n++;
 		CHECK(call_sites__find(bin, &fp.probes[i], CALL_SITES_ENTRY,
-				       &cs) < 0);
+				       NULL, &cs) < 0);
 		CHECK(strstr(gt_last_error(), fp.probes[i].name) != NULL);
 		call_sites__free(&cs);
 	}
