@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <capstone/capstone.h>
 #include "x86/abi_wrapper.h"
+#include "x86/disasm.h"
 #include "core/error.h"
 
 /* Wrappers are a few instructions; do not disassemble whole bodies. */
@@ -38,14 +39,12 @@ int abi_wrapper__calls(const struct go_binary *bin, const struct go_func *fn,
 		len /= 2;
 	if (err)
 		return gt_error(err, "cannot read the code of %s", fn->name);
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return gt_error(-ENOMEM, "cannot start capstone");
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	err = x86_disasm__handle(true, &cs);
+	if (err)
+		return err;
 	insn = cs_malloc(cs);
-	if (!insn) {
-		cs_close(&cs);
+	if (!insn)
 		return gt_error(-ENOMEM, "out of memory");
-	}
 	while (cs_disasm_iter(cs, &code, &len, &addr, insn)) {
 		if (insn_targets(insn, body->addr)) {
 			*is_wrapper = true;
@@ -53,6 +52,5 @@ int abi_wrapper__calls(const struct go_binary *bin, const struct go_func *fn,
 		}
 	}
 	cs_free(insn, 1);
-	cs_close(&cs);
 	return 0;
 }

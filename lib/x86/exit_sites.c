@@ -25,6 +25,7 @@
 #include <capstone/capstone.h>
 #include "core/error.h"
 #include "core/mem.h"
+#include "x86/disasm.h"
 #include "x86/exit_sites.h"
 
 #define INT3			0xcc
@@ -57,28 +58,33 @@ static const uint8_t *padding_start(const uint8_t *code, size_t len)
 	return code + len;
 }
 
-/* Does this jmp leave a body of LEN bytes at ENTRY (see the top)? */
-static bool jmp_leaves(const cs_x86 *x86, uint64_t entry, size_t len)
+/* Does the jmp JI leave a body of LEN bytes at ENTRY (see the top)? Its
+ * operand is decoded here, with the detail handle DCS: the sweep itself
+ * decodes without operands, which is faster. */
+static bool jmp_leaves(csh dcs, const cs_insn *ji, uint64_t entry, size_t len)
 {
 	const cs_x86_op *op;
+	const cs_x86 *x86;
+	cs_insn *ci = NULL;
+	bool leaves = true;
 
-	if (x86->op_count != 1)
+	if (cs_disasm(dcs, ji->bytes, ji->size, ji->address, 1, &ci) != 1)
 		return true;
+	x86 = &ci->detail->x86;
 	op = &x86->operands[0];
-	switch (op->type) {
-	case X86_OP_IMM:
-		return (uint64_t)op->imm - entry >= len;
-	case X86_OP_MEM:
-		return op->mem.index == X86_REG_INVALID;
-	default:
-		return true;
-	}
+	if (x86->op_count == 1 && op->type == X86_OP_IMM)
+		leaves = (uint64_t)op->imm - entry >= len;
+	else if (x86->op_count == 1 && op->type == X86_OP_MEM)
+		leaves = op->mem.index == X86_REG_INVALID;
+	cs_free(ci, 1);
+	return leaves;
 }
 
 /* EXACT: LEN is the function's size, not a guess that may cut the last
  * instruction short. */
-static int sweep(csh cs, const struct go_func *fn, const uint8_t *code,
-		 size_t len, bool exact, struct site_list *out)
+static int sweep(csh cs, csh dcs, const struct go_func *fn,
+		 const uint8_t *code, size_t len, bool exact,
+		 struct site_list *out)
 {
 	const uint8_t *p = code, *pad = padding_start(code, len);
 	uint64_t entry = fn->addr;
@@ -104,7 +110,7 @@ static int sweep(csh cs, const struct go_func *fn, const uint8_t *code,
 		if (ci->id == X86_INS_RET)
 			err = site_list__add(out, ci->address, EXIT_RET);
 		else if (ci->id == X86_INS_JMP &&
-			 jmp_leaves(&ci->detail->x86, entry, len))
+			 jmp_leaves(dcs, ci, entry, len))
 			err = site_list__add(out, ci->address, EXIT_TAIL_JMP);
 	}
 	cs_free(ci, 1);
@@ -136,8 +142,7 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 	struct site_list l = { 0 };
 	const uint8_t *code;
 	size_t len;
-	cs_err cerr;
-	csh cs;
+	csh cs, dcs;
 	int err;
 
 	*sites = NULL;
@@ -159,16 +164,11 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 	if (err)
 		return gt_error(err, "cannot read the code of %s at 0x%llx",
 				fn->name, (unsigned long long)fn->addr);
-	cerr = cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
-	if (cerr != CS_ERR_OK)
-		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(cerr));
-	cerr = cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	if (cerr != CS_ERR_OK) {
-		cs_close(&cs);
-		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(cerr));
-	}
-	err = sweep(cs, fn, code, len, fn->size != 0, &l);
-	cs_close(&cs);
+	err = x86_disasm__handle(false, &cs);
+	if (!err)
+		err = x86_disasm__handle(true, &dcs);
+	if (!err)
+		err = sweep(cs, dcs, fn, code, len, fn->size != 0, &l);
 	if (err) {
 		free(l.v);
 		return err;

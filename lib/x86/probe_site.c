@@ -23,6 +23,7 @@
 #include <string.h>
 #include <capstone/capstone.h>
 #include "core/error.h"
+#include "x86/disasm.h"
 #include "x86/probe_site.h"
 #include "cookie.h"	/* EFLAGS_CF, EFLAGS_ZF */
 
@@ -317,7 +318,7 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 		.bytes = code, .len = len, .entry = addr,
 		.name_at = name_at, .ctx = ctx,
 	};
-	cs_err err;
+	int err;
 
 	probe_site__init_entry(site, addr);
 	if (!len)
@@ -326,23 +327,15 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 	if (len > UINT64_MAX - addr)
 		return gt_error(-EINVAL, "code at 0x%llx wraps around",
 				(unsigned long long)addr);
-	err = cs_open(CS_ARCH_X86, CS_MODE_64, &c.cs);
-	if (err != CS_ERR_OK)
-		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(err));
-	err = cs_option(c.cs, CS_OPT_DETAIL, CS_OPT_ON);
-	if (err != CS_ERR_OK) {
-		cs_close(&c.cs);
-		return gt_error(-ENOMEM, "capstone: %s", cs_strerror(err));
-	}
+	err = x86_disasm__handle(true, &c.cs);
+	if (err)
+		return err;
 	c.ci = cs_malloc(c.cs);
-	if (!c.ci) {
-		cs_close(&c.cs);
+	if (!c.ci)
 		return gt_error(-ENOMEM, "out of memory");
-	}
 	if (!code__find_stack_check(&c, site))
 		code__find_emulated(&c, site);
 	cs_free(c.ci, 1);
-	cs_close(&c.cs);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <elf.h>
 #include <capstone/capstone.h>
+#include "x86/disasm.h"
 #include "x86/uprobe_insn.h"
 
 #define MAX_INSN_BYTES 15
@@ -49,9 +50,8 @@ static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 	const cs_x86 *x86;
 	csh cs;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (x86_disasm__handle(true, &cs))
 		return false;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (cs_disasm(cs, code, len, addr, 1, &insn) == 1) {
 		x86 = &insn->detail->x86;
 		if (prefix_bad(x86))
@@ -63,7 +63,6 @@ static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 			ok = bit_set(good_2byte, x86->opcode[1]);
 		cs_free(insn, 1);
 	}
-	cs_close(&cs);
 	return ok;
 }
 
