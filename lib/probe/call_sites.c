@@ -59,6 +59,7 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 	for (i = 0; i < n; i++) {
 		cs->exits[i].addr = exits[i].addr;
 		cs->exits[i].kind = exits[i].kind;
+		cs->exits[i].emulated = exits[i].emulated;
 		err = elf_file__vaddr_to_offset(bin->elf, exits[i].addr,
 						&cs->exits[i].offset);
 		if (err) {

@@ -41,6 +41,7 @@ struct call_exit {
 	uint64_t addr;		/* virtual address of the RET or JMP */
 	uint64_t offset;	/* its file offset, for uprobes */
 	enum exit_kind kind;
+	bool emulated;		/* see struct exit_site */
 };
 
 struct call_sites {

@@ -27,6 +27,7 @@
 #include "core/mem.h"
 #include "x86/disasm.h"
 #include "x86/exit_sites.h"
+#include "x86/uprobe_insn.h"
 
 #define INT3			0xcc
 
@@ -35,7 +36,7 @@ struct site_list {
 	size_t n, cap;
 };
 
-static int site_list__add(struct site_list *l, uint64_t addr,
+static int site_list__add(struct site_list *l, const cs_insn *ci,
 			  enum exit_kind kind)
 {
 	int err;
@@ -43,8 +44,9 @@ static int site_list__add(struct site_list *l, uint64_t addr,
 	err = gt_ensure_mem((void **)&l->v, &l->cap, sizeof(*l->v), l->n + 1);
 	if (err)
 		return err;
-	l->v[l->n].addr = addr;
+	l->v[l->n].addr = ci->address;
 	l->v[l->n].kind = kind;
+	l->v[l->n].emulated = uprobe_insn__emulated(ci->bytes, ci->size);
 	l->n++;
 	return 0;
 }
@@ -108,10 +110,10 @@ static int sweep(csh cs, csh dcs, const struct go_func *fn,
 			break;
 		}
 		if (ci->id == X86_INS_RET)
-			err = site_list__add(out, ci->address, EXIT_RET);
+			err = site_list__add(out, ci, EXIT_RET);
 		else if (ci->id == X86_INS_JMP &&
 			 jmp_leaves(dcs, ci, entry, len))
-			err = site_list__add(out, ci->address, EXIT_TAIL_JMP);
+			err = site_list__add(out, ci, EXIT_TAIL_JMP);
 	}
 	cs_free(ci, 1);
 	return err;

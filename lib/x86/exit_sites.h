@@ -21,6 +21,7 @@ enum exit_kind {
 struct exit_site {
 	uint64_t addr;		/* virtual address of the instruction */
 	enum exit_kind kind;
+	bool emulated;		/* a direct jmp: see x86/uprobe_insn.h */
 };
 
 /*

@@ -3,17 +3,8 @@
  * The counting probe site of a function (probe_site.h), found by
  * disassembling its x86-64 code with capstone.
  *
- * What Linux x86 uprobes emulate instead of single-stepping out of line
- * (arch/x86/kernel/uprobes.c, 6.x: branch_setup_xol_ops and
- * push_setup_xol_ops; everything else is single-stepped):
- *   - jmp rel8 (eb), jmp rel32 (e9), call rel32 (e8), jcc rel8 (70-7f) and
- *     jcc rel32 (0f 80-8f), unless they carry a 0x66 prefix (refused);
- *   - nop (90, also 66 90);
- *   - push of a 64-bit register: 50-57, or 41 50-57 for r8-r15 (REX 0x41
- *     only: 48 55 is single-stepped).
- * Any instruction with a 26/2e/36/3e segment or an f0 lock prefix is
- * refused outright (is_prefix_bad). Newer kernels emulate a few more
- * (multi-byte nops); we do not rely on them. So the stack check's cmp
+ * The kernel emulates a jump instead of single-stepping it out of line
+ * (x86/uprobe_insn.h says which instructions): so the stack check's cmp
  * (49 3b 66 10: REX.WB cmp 0x10(%r14),%rsp) is single-stepped and its jbe
  * (76 xx or 0f 86 xx xx xx xx, X86_INS_JBE in capstone either way) is
  * emulated.
@@ -25,6 +16,7 @@
 #include "core/error.h"
 #include "x86/disasm.h"
 #include "x86/probe_site.h"
+#include "x86/uprobe_insn.h"
 #include "cookie.h"	/* EFLAGS_CF, EFLAGS_ZF */
 
 /* The stack check takes up to 9 instructions (go1.15 -buildmode=pie, frames
@@ -62,39 +54,6 @@ struct code {
 	probe_site_name_fn name_at;
 	void *ctx;
 };
-
-/* Does the kernel emulate this instruction (see the top of the file)? */
-static bool insn_bytes_emulated(const uint8_t *b, size_t n)
-{
-	bool opsize = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (b[i] == 0x26 || b[i] == 0x2e || b[i] == 0x36 ||
-		    b[i] == 0x3e || b[i] == 0xf0)
-			return false;
-		if (b[i] == 0x66)
-			opsize = true;
-		else if (b[i] != 0x64 && b[i] != 0x65 && b[i] != 0x67 &&
-			 b[i] != 0xf2 && b[i] != 0xf3)
-			break;
-	}
-	if ((n == 1 && b[0] == 0x90) || (n == 2 && b[0] == 0x66 && b[1] == 0x90))
-		return true;
-	if ((n == 1 && b[0] >= 0x50 && b[0] <= 0x57) ||
-	    (n == 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57))
-		return true;
-	if (opsize)
-		return false;
-	if (i < n && (b[i] & 0xf0) == 0x40)	/* REX */
-		i++;
-	if (i >= n)
-		return false;
-	if (b[i] == 0xe8 || b[i] == 0xe9 || b[i] == 0xeb ||
-	    (b[i] >= 0x70 && b[i] <= 0x7f))
-		return true;
-	return b[i] == 0x0f && i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f;
-}
 
 static enum insn_class insn_classify(csh cs, const cs_insn *ci)
 {
@@ -167,7 +126,7 @@ static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
 		      in->cls == INSN_CALL) && x86->op_count == 1 &&
 		     x86->operands[0].type == X86_OP_IMM;
 	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
-	in->emulated = insn_bytes_emulated(c->ci->bytes, c->ci->size);
+	in->emulated = uprobe_insn__emulated(c->ci->bytes, c->ci->size);
 	in->writes_only_flags = insn_writes_only_flags(c->cs, c->ci);
 	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(c->ci);
 	return true;
@@ -245,6 +204,7 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	site->skip_flags = jcc_taken_flags(check.id);
 	site->kind = PROBE_SITE_STACK_CHECK;
 	site->at_entry_state = true;
+	site->emulated = true;
 	site->g_in_r14 = r14_before;
 	return true;
 }
@@ -298,6 +258,7 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 	site->skip_flags = 0;
 	site->kind = PROBE_SITE_EMULATED;
 	site->at_entry_state = only_flags;
+	site->emulated = true;
 	return true;
 }
 

@@ -40,6 +40,10 @@ struct probe_site {
 	/* The stack check compares against 0x10(%r14), g.stackguard0: this
 	 * is register-ABI Go code, where R14 holds g at every instruction. */
 	bool g_in_r14;
+	/* The kernel emulates the probed instruction: a hit costs less than
+	 * one whose instruction is single-stepped (x86/uprobe_insn.h). False
+	 * where unknown (an inlined copy's first instruction). */
+	bool emulated;
 };
 
 /* Choose the counting site of FN. Returns 0, or a negative errno when the

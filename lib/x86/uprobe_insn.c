@@ -7,6 +7,51 @@
 #define MAX_INSN_BYTES 15
 
 /*
+ * What Linux x86 uprobes emulate instead of single-stepping out of line
+ * (arch/x86/kernel/uprobes.c, 6.x: branch_setup_xol_ops and
+ * push_setup_xol_ops; everything else is single-stepped):
+ *   - jmp rel8 (eb), jmp rel32 (e9), call rel32 (e8), jcc rel8 (70-7f) and
+ *     jcc rel32 (0f 80-8f), unless they carry a 0x66 prefix (refused);
+ *   - nop (90, also 66 90);
+ *   - push of a 64-bit register: 50-57, or 41 50-57 for r8-r15 (REX 0x41
+ *     only: 48 55 is single-stepped).
+ * Any instruction with a 26/2e/36/3e segment or an f0 lock prefix is
+ * refused outright (is_prefix_bad). Newer kernels emulate a few more
+ * (multi-byte nops); we do not rely on them.
+ */
+bool uprobe_insn__emulated(const uint8_t *b, size_t n)
+{
+	bool opsize = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] == 0x26 || b[i] == 0x2e || b[i] == 0x36 ||
+		    b[i] == 0x3e || b[i] == 0xf0)
+			return false;
+		if (b[i] == 0x66)
+			opsize = true;
+		else if (b[i] != 0x64 && b[i] != 0x65 && b[i] != 0x67 &&
+			 b[i] != 0xf2 && b[i] != 0xf3)
+			break;
+	}
+	if ((n == 1 && b[0] == 0x90) || (n == 2 && b[0] == 0x66 && b[1] == 0x90))
+		return true;
+	if ((n == 1 && b[0] >= 0x50 && b[0] <= 0x57) ||
+	    (n == 2 && b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57))
+		return true;
+	if (opsize)
+		return false;
+	if (i < n && (b[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i >= n)
+		return false;
+	if (b[i] == 0xe8 || b[i] == 0xe9 || b[i] == 0xeb ||
+	    (b[i] >= 0x70 && b[i] <= 0x7f))
+		return true;
+	return b[i] == 0x0f && i + 1 < n && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f;
+}
+
+/*
  * Opcode bitmaps of arch/x86/kernel/uprobes.c (good_insns_64 and
  * good_2byte_insns): bit N of row N/16 set when opcode N may be probed.
  * One-byte opcodes of 64-bit code refused: 06 07 0e 0f(escape: see 2-byte)

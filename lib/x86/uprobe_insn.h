@@ -19,4 +19,9 @@
  * code is not probeable. */
 bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr);
 
+/* Does the kernel emulate the instruction of N bytes at B (a jump, a call,
+ * a nop, a push) rather than single-step it out of line? A single-stepped
+ * hit costs several times an emulated one. */
+bool uprobe_insn__emulated(const uint8_t *b, size_t n);
+
 #endif
