@@ -33,3 +33,72 @@ int percpu_map__sum(int map_fd, __u32 key, __u64 *sum, size_t nwords)
 	free(values);
 	return 0;
 }
+
+/* Element by element, where the kernel has no batch reads. */
+static int sum_each(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
+{
+	size_t key;
+	int err = 0;
+
+	for (key = 0; key < nkeys && !err; key++)
+		err = percpu_map__sum(map_fd, key, sums + key * nwords, nwords);
+	return err;
+}
+
+int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 *keys = NULL, out_batch, count;
+	__u64 *values = NULL;
+	size_t i, w, done = 0;
+	int c, err = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	if (ncpus <= 0)
+		return gt_error(-EINVAL, "cannot count CPUs");
+	if (!nkeys)
+		return 0;
+	keys = calloc(nkeys, sizeof(*keys));
+	values = calloc(nkeys * ncpus * nwords, sizeof(*values));
+	if (!keys || !values) {
+		err = gt_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(sums, 0, nkeys * nwords * sizeof(*sums));
+	while (done < nkeys) {
+		bool last;
+
+		count = nkeys - done;
+		err = bpf_map_lookup_batch(map_fd, done ? &out_batch : NULL,
+					   &out_batch, keys, values, &count,
+					   &opts);
+		/* ENOENT: the last batch, COUNT elements still read */
+		last = err && errno == ENOENT;
+		if (err && !last) {
+			err = -errno;
+			break;
+		}
+		err = 0;
+		for (i = 0; i < count; i++) {
+			if (keys[i] >= nkeys)
+				continue;
+			for (c = 0; c < ncpus; c++)
+				for (w = 0; w < nwords; w++)
+					sums[keys[i] * nwords + w] +=
+						values[(i * ncpus + c) * nwords + w];
+		}
+		done += count;
+		if (last || !count)
+			break;
+	}
+	if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP ||
+	    err == -524 /* ENOTSUPP */)
+		err = sum_each(map_fd, nkeys, sums, nwords);
+	else if (err)
+		err = gt_error(err, "cannot read a per-CPU map: %s",
+			       strerror(-err));
+out:
+	free(keys);
+	free(values);
+	return err;
+}

@@ -4,6 +4,7 @@
  * an element set apart, summed word by word.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -45,8 +46,50 @@ TEST(sums_each_word_over_cpus)
 	close(fd);
 }
 
+/* Every element of a map larger than one batch, read at once, equals what
+ * percpu_map__sum() reads element by element and what was written. */
+TEST(sums_all_elements_at_once)
+{
+	enum { MANY = 5000 };
+	int ncpus = libbpf_num_possible_cpus(), fd, c, w;
+	static __u64 values[1024 * NWORDS], all[MANY * NWORDS];
+	__u64 one[NWORDS];
+	__u32 key;
+	bool same = true;
+
+	CHECK(ncpus > 0 && ncpus <= 1024);
+	if (ncpus <= 0 || ncpus > 1024)
+		return;
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_percpu_all",
+			    sizeof(__u32), NWORDS * sizeof(__u64), MANY, NULL);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (key = 0; key < MANY; key += 7) {
+		for (c = 0; c < ncpus; c++)
+			for (w = 0; w < NWORDS; w++)
+				values[c * NWORDS + w] = key * 10 + c + w;
+		CHECK_EQ_INT(bpf_map_update_elem(fd, &key, values, BPF_ANY), 0);
+	}
+	CHECK_EQ_INT(percpu_map__sum_all(fd, MANY, all, NWORDS), 0);
+	for (key = 0; key < MANY; key++) {
+		CHECK_EQ_INT(percpu_map__sum(fd, key, one, NWORDS), 0);
+		for (w = 0; w < NWORDS; w++) {
+			__u64 want = key % 7 ? 0 :
+				(__u64)ncpus * (key * 10 + w) +
+				(__u64)ncpus * (ncpus - 1) / 2;
+
+			same &= all[key * NWORDS + w] == one[w] &&
+				one[w] == want;
+		}
+	}
+	CHECK(same);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(sums_each_word_over_cpus);
+	RUN(sums_all_elements_at_once);
 	return TEST_SUMMARY();
 }
