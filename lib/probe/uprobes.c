@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "probe/uprobes.h"
+#include "cookie.h"
 
 /* From Linux 6.6 include/uapi/linux/bpf.h, absent from older headers. */
 #define GT_BPF_TRACE_UPROBE_MULTI 48
@@ -32,6 +33,16 @@ struct uprobes {
 	int multi_fd;			/* the uprobe_multi link, or -1 */
 	struct bpf_link **links;	/* one per offset without multi */
 	size_t nlinks;
+	/* What is attached, for uprobes__replace_begin(). */
+	int prog_fd;
+	pid_t pid;
+	char *path;
+	struct uprobe_list list;	/* links[i] is list's i-th probe */
+	/* Between uprobes__replace_begin() and _end(): the kept probes,
+	 * and their new link (-1: none, or not uprobe_multi). */
+	struct uprobe_list kept;
+	bool *keep;			/* per probe of list */
+	int kept_fd;
 };
 
 static int link_create_uprobe_multi(int prog_fd, const char *path,
@@ -155,6 +166,17 @@ void uprobe_list__free(struct uprobe_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static int uprobe_list__copy(struct uprobe_list *to,
+			     const struct uprobe_list *from)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < from->n && !err; i++)
+		err = uprobe_list__add(to, from->offsets[i], from->cookies[i]);
+	return err;
+}
+
 int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 		    const struct uprobe_list *list, struct uprobes **out)
 {
@@ -167,6 +189,18 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 	if (!u)
 		return gt_error(-ENOMEM, "out of memory");
 	u->multi_fd = -1;
+	u->kept_fd = -1;
+	u->prog_fd = bpf_program__fd(prog);
+	u->pid = pid;
+	u->path = strdup(path);
+	if (!u->path)
+		err = gt_error(-ENOMEM, "out of memory");
+	if (!err)
+		err = uprobe_list__copy(&u->list, list);
+	if (err) {
+		uprobes__detach(u);
+		return err;
+	}
 	if (uprobes__multi_supported()) {
 		u->multi_fd = link_create_uprobe_multi(bpf_program__fd(prog),
 						       path, offsets, cookies,
@@ -191,10 +225,85 @@ void uprobes__detach(struct uprobes *u)
 
 	if (!u)
 		return;
+	uprobes__replace_abort(u);
 	if (u->multi_fd >= 0)
 		close(u->multi_fd);
 	for (i = 0; i < u->nlinks; i++)
 		bpf_link__destroy(u->links[i]);
 	free(u->links);
+	free(u->path);
+	uprobe_list__free(&u->list);
 	free(u);
+}
+
+size_t uprobes__count(const struct uprobes *u)
+{
+	return u ? u->list.n : 0;
+}
+
+int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx)
+{
+	size_t i;
+	int err = 0, fd;
+
+	uprobes__replace_abort(u);
+	u->keep = calloc(u->list.n ? u->list.n : 1, sizeof(*u->keep));
+	if (!u->keep)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < u->list.n && !err; i++) {
+		u->keep[i] = keep(ctx, u->list.cookies[i]);
+		if (u->keep[i])
+			err = uprobe_list__add(&u->kept, u->list.offsets[i],
+					       u->list.cookies[i] ^
+					       (u->multi_fd >= 0 ? COOKIE_EPOCH : 0));
+	}
+	if (!err && u->multi_fd >= 0 && u->kept.n) {
+		fd = link_create_uprobe_multi(u->prog_fd, u->path,
+					      u->kept.offsets, u->kept.cookies,
+					      u->kept.n, u->pid);
+		if (fd < 0)
+			err = gt_error(fd, "cannot attach %zu uprobes to %s: %s",
+				       u->kept.n, u->path, strerror(-fd));
+		else
+			u->kept_fd = fd;
+	}
+	if (err)
+		uprobes__replace_abort(u);
+	return err;
+}
+
+void uprobes__replace_end(struct uprobes *u)
+{
+	size_t i, n = 0;
+
+	if (!u->keep)
+		return;
+	if (u->multi_fd >= 0) {
+		close(u->multi_fd);
+		u->multi_fd = u->kept_fd;
+		u->kept_fd = -1;
+	} else {
+		for (i = 0; i < u->nlinks; i++) {
+			if (u->keep[i])
+				u->links[n++] = u->links[i];
+			else
+				bpf_link__destroy(u->links[i]);
+		}
+		u->nlinks = n;
+	}
+	uprobe_list__free(&u->list);
+	u->list = u->kept;
+	memset(&u->kept, 0, sizeof(u->kept));
+	free(u->keep);
+	u->keep = NULL;
+}
+
+void uprobes__replace_abort(struct uprobes *u)
+{
+	if (u->kept_fd >= 0)
+		close(u->kept_fd);
+	u->kept_fd = -1;
+	uprobe_list__free(&u->kept);
+	free(u->keep);
+	u->keep = NULL;
 }
