@@ -76,6 +76,9 @@ $(OUTPUT)/lib/%.o: lib/%.c | $(CAPSTONE_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
+# lib/probe/hit_cost.c times a hit with the empty program of bpf/floor.bpf.c.
+$(foreach d,lib lib-san lib-fuzz,$(OUTPUT)/$(d)/probe/hit_cost.o): $(OUTPUT)/floor.skel.h
+
 $(LIBGOTOOLS): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
@@ -136,11 +139,8 @@ bench: deps
 $(OUTPUT)/bench:
 	mkdir -p $@
 
-$(OUTPUT)/bench/floor.bpf.o: bench/floor.bpf.c | $(OUTPUT)/bench
-	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
-
-$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/bench/floor.skel.h $(LIBGOTOOLS) $(CAPSTONE_STAMP)
-	$(CC) $(CPPFLAGS) -I$(OUTPUT)/bench $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
+$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/floor.skel.h $(LIBGOTOOLS) $(CAPSTONE_STAMP) | $(OUTPUT)/bench
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
