@@ -11,7 +11,13 @@
  *   bit  48     COOKIE_G_IN_R14: register-ABI Go code, R14 holds g (else g
  *               is read from TLS);
  *   bit  49     COOKIE_TAIL: an r: probe at a tail JMP, the results are not
- *               set yet.
+ *               set yet;
+ *   bit  50     COOKIE_STEPPED: the kernel single-steps the probed
+ *               instruction (a hit costs more than an emulated one), for
+ *               --max-overhead's accounting (bpf/overhead.h);
+ *   bit  51     COOKIE_EPOCH: which attachment of the probes this is:
+ *               --max-overhead replaces the links, and the BPF programs
+ *               ignore the hits of the links being replaced.
  *
  * Indexes are below 2^32: they index BPF maps, whose sizes are __u32.
  */
@@ -27,6 +33,11 @@
 #define COOKIE_SKIP_MASK	0xffffULL	/* the field, shifted down */
 #define COOKIE_G_IN_R14		(1ULL << 48)
 #define COOKIE_TAIL		(1ULL << 49)
+#define COOKIE_STEPPED		(1ULL << 50)
+#define COOKIE_EPOCH		(1ULL << 51)
+/* The flag of a site whose instruction the kernel does or does not
+ * emulate. */
+#define COOKIE_COST_FLAG(emulated)	((emulated) ? 0 : COOKIE_STEPPED)
 
 /* The EFLAGS bits a skip field holds: jb is taken on CF, jbe on CF or ZF. */
 #define EFLAGS_CF		0x01
@@ -35,7 +46,7 @@
 #define COOKIE_INDEX(c)		((__u32)(c))
 #define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> COOKIE_SKIP_SHIFT) & \
 					 COOKIE_SKIP_MASK))
-/* FLAGS: COOKIE_G_IN_R14 and COOKIE_TAIL, or 0. SKIP_FLAGS is not masked:
+/* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, or 0. SKIP_FLAGS is not masked:
  * it holds EFLAGS_CF and EFLAGS_ZF at most, which fit (asserted below). */
 #define COOKIE_MAKE(idx, skip_flags, flags) \
 	((__u64)(__u32)(idx) | \
@@ -47,10 +58,12 @@ _Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
 	       "the skip field is below the flag bits");
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
-_Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL) &
+_Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
+		 COOKIE_EPOCH) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
 	       "the flag bits are apart from the index and the skip field");
-_Static_assert((COOKIE_G_IN_R14 & COOKIE_TAIL) == 0,
+_Static_assert(__builtin_popcountll(COOKIE_G_IN_R14 | COOKIE_TAIL |
+				    COOKIE_STEPPED | COOKIE_EPOCH) == 4,
 	       "the flag bits are apart from each other");
 
 #endif

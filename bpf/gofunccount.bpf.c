@@ -10,10 +10,13 @@ int count_call(struct pt_regs *ctx)
 {
 	u64 cookie = bpf_get_attach_cookie(ctx);
 	u32 idx = COOKIE_INDEX(cookie);
+	bool restart;
 	u64 *count;
 
-	if (other_process(bpf_get_current_pid_tgid()) ||
-	    restarting(ctx, cookie))
+	if (other_process(bpf_get_current_pid_tgid()))
+		return 0;
+	restart = restarting(ctx, cookie);
+	if (!overhead__hit(cookie, !restart) || restart)
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)

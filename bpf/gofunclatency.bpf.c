@@ -124,8 +124,12 @@ int call_entry(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct call_start start;
 	struct call_key key;
+	bool restart;
 
-	if (other_process(id) || restarting(ctx, cookie))
+	if (other_process(id))
+		return 0;
+	restart = restarting(ctx, cookie);
+	if (!overhead__hit(cookie, !restart) || restart)
 		return 0;
 	if (!call_key_make(ctx, cookie, id, &key))
 		return 0;
@@ -146,7 +150,7 @@ int call_exit(struct pt_regs *ctx)
 	__u64 delta;
 	__u32 idx;
 
-	if (other_process(id))
+	if (other_process(id) || !overhead__hit(cookie, false))
 		return 0;
 	if (!call_key_make(ctx, cookie, id, &key))
 		return 0;

@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "cookie.h"
+#include "overhead.h"
 
 /* -p, -c: the one process traced; 0 traces every process of the binary. */
 const volatile pid_t target_tgid = 0;
@@ -27,6 +28,39 @@ const volatile pid_t target_tgid = 0;
 		__type(key, __u32);			\
 		__type(value, value_type);		\
 	}
+
+/*
+ * --max-overhead (lib/probe/overhead.h): with watch_overhead set, every hit
+ * is counted in probe_hits by kind of site, and hits of links that are
+ * being replaced (their cookie's COOKIE_EPOCH is not probe_epoch) are
+ * ignored. Without it the verifier drops all of this: nothing changes.
+ */
+const volatile bool watch_overhead = false;
+__u32 probe_epoch = 0;		/* 0 or 1, written by user space */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct probe_hits)
+	probe_hits SEC(".maps");
+
+/* Account for this hit; false when it is of a link being replaced, and is
+ * to be ignored. CALL: the hit is a call (an entry), not a return. */
+static __always_inline bool overhead__hit(__u64 cookie, bool call)
+{
+	struct probe_hits *h;
+	__u32 idx = COOKIE_INDEX(cookie);
+
+	if (!watch_overhead)
+		return true;
+	if (!!(cookie & COOKIE_EPOCH) != probe_epoch)
+		return false;
+	h = bpf_map_lookup_elem(&probe_hits, &idx);
+	if (h) {
+		h->calls += call;
+		if (cookie & COOKIE_STEPPED)
+			h->stepped++;
+		else
+			h->emulated++;
+	}
+	return true;
+}
 
 /* Is the hit of another process than -p's or -c's? PID_TGID is the
  * caller's bpf_get_current_pid_tgid(), read once per hit. */

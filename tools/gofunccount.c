@@ -22,6 +22,7 @@
 #include "probe/left_out.h"
 #include "cli/intervals.h"
 #include "cli/json.h"
+#include "cli/overhead_limit.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
@@ -83,6 +84,8 @@ struct counter_table {
 	size_t nrows;
 	__u32 *row_of_probe;
 	int map_fd;		/* the counters, once loaded */
+	/* --max-overhead: its cookie indexes are the rows; NULL without */
+	const struct overhead_limit *limit;
 };
 
 /* A row per name and inlined flag, in the order the probes come. */
@@ -152,7 +155,7 @@ static int cmp_rows_by_delta(const void *a, const void *b)
 
 static void print_rows(const struct counter_table *t)
 {
-	char ts[16], name[4096];
+	char ts[16], name[4096], detached[128];
 	const struct row **sorted;
 	size_t i;
 
@@ -171,18 +174,30 @@ static void print_rows(const struct counter_table *t)
 	}
 	for (i = 0; i < t->nrows; i++) {
 		const struct row *r = sorted[i];
+		const struct overhead_index *d =
+			overhead_limit__detached(t->limit, r - t->rows);
 
 		if (!r->delta)
 			continue;
 		if (env.json) {
 			printf("{\"time\":\"%s\",\"func\":", ts);
 			json_print_string(stdout, r->name);
-			printf(",\"inlined\":%s,\"count\":%llu}\n",
+			printf(",\"inlined\":%s,\"count\":%llu",
 			       r->inlined ? "true" : "false", r->delta);
+			if (d)
+				printf(",\"partial\":true,\"detached_after\":%llu,"
+				       "\"detached_rate\":%.0f",
+				       (unsigned long long)d->detached_calls,
+				       d->detached_rate);
+			printf("}\n");
 		} else {
 			snprintf(name, sizeof(name), "%s%s", r->name,
 				 r->inlined ? " [inlined]" : "");
-			printf("%-36s %8llu\n", name, r->delta);
+			printf("%-36s %8llu", name, r->delta);
+			if (d)
+				printf("  partial: %s", overhead_index__str(d,
+				       detached, sizeof(detached)));
+			printf("\n");
 		}
 	}
 	fflush(stdout);
@@ -214,20 +229,39 @@ static int make_cookies(const struct func_probes *fp,
 		err = uprobe_list__add(list, fp->probes[i].offset,
 				       COOKIE_MAKE(t->row_of_probe[i],
 						   fp->probes[i].site.skip_flags,
-						   0));
+						   COOKIE_COST_FLAG(fp->probes[i].site.emulated)));
 	return err;
 }
 
-/* OUT is the caller's to destroy, loaded or not. */
-static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows)
+/* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
+ * or NULL. */
+static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows,
+		    struct overhead_limit *limit)
 {
 	struct gofunccount_bpf *obj = gofunccount_bpf__open();
+	int err = 0;
 
 	if (!obj)
 		return skeleton__open_error();
 	*out = obj;
 	obj->rodata->target_tgid = tgid;
-	return skeleton__load(obj->skeleton, obj->maps.counts, nrows);
+	if (limit)
+		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
+					      obj->maps.probe_hits);
+	if (!err)
+		err = skeleton__load(obj->skeleton, obj->maps.counts, nrows);
+	if (!err && limit)
+		err = overhead_limit__start(limit,
+					    bpf_map__fd(obj->maps.probe_hits),
+					    &obj->bss->probe_epoch,
+					    &obj->progs.count_call, 1);
+	return err;
+}
+
+/* How --max-overhead's summary names a row. */
+static const char *row_name(void *ctx, size_t row)
+{
+	return ((const struct counter_table *)ctx)->rows[row].name;
 }
 
 /* At each interval: what is new. */
@@ -271,6 +305,8 @@ int main(int argc, char **argv)
 	struct gofunccount_bpf *obj = NULL;
 	struct uprobes *probes = NULL;
 	struct uprobe_list list = { 0 };
+	struct overhead_limit limit = { 0 };
+	struct tool_limit watch = { NULL, row_name, &table };
 	int err;
 
 	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,
@@ -282,19 +318,27 @@ int main(int argc, char **argv)
 		err = counter_table__init(&table, &fp);
 	if (!err)
 		err = make_cookies(&fp, &table, &list);
+	if (!err && env.max_overhead) {
+		err = overhead_limit__init(&limit, env.max_overhead, table.nrows);
+		watch.limit = &limit;
+		table.limit = &limit;
+	}
 	if (!err)
-		err = load_bpf(&obj, target.tgid, table.nrows);
+		err = load_bpf(&obj, target.tgid, table.nrows, watch.limit);
 	if (!err)
 		err = uprobes__attach(obj->progs.count_call, target.path,
 				      target.tgid, &list, &probes);
+	if (!err && watch.limit)
+		err = overhead_limit__add_links(&limit, probes);
 	if (!err) {
 		table.map_fd = bpf_map__fd(obj->maps.counts);
 		err = intervals__trace(&env, &target, fp.nfuncs, print_counts,
-				       &table);
+				       &table, &watch);
 	}
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
 	uprobe_list__free(&list);
+	overhead_limit__free(&limit);
 	counter_table__free(&table);
 	func_probes__free(&fp);
 	tool_target__close(&target);

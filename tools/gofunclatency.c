@@ -25,6 +25,7 @@
 #include "cli/histogram.h"
 #include "cli/intervals.h"
 #include "cli/json.h"
+#include "cli/overhead_limit.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
@@ -117,6 +118,8 @@ struct func_row {
 struct latency_plan {
 	struct func_row *rows;
 	size_t nrows;
+	/* --max-overhead: its cookie indexes are the rows; NULL without */
+	const struct overhead_limit *limit;
 	struct name_table names;		/* of the rows */
 	struct uprobe_list entries, exits;	/* two programs */
 	struct left_out left_out;
@@ -171,14 +174,16 @@ static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
 			p->name, (unsigned long long)cs.entry.addr,
 			probe_site_kind__str(cs.entry.kind), call_g__str(cs.g));
 	err = uprobe_list__add(&plan->entries, cs.entry_offset,
-			       COOKIE_MAKE(row, cs.entry.skip_flags, flags));
+			       COOKIE_MAKE(row, cs.entry.skip_flags, flags |
+					   COOKIE_COST_FLAG(cs.entry.emulated)));
 	for (i = 0; i < cs.nexits && !err; i++) {
 		if (env.tool.verbose)
 			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
 				(unsigned long long)cs.exits[i].addr,
 				exit_kind__str(cs.exits[i].kind));
 		err = uprobe_list__add(&plan->exits, cs.exits[i].offset,
-				       COOKIE_MAKE(row, 0, flags));
+				       COOKIE_MAKE(row, 0, flags |
+					   COOKIE_COST_FLAG(cs.exits[i].emulated)));
 	}
 out:
 	call_sites__free(&cs);
@@ -249,8 +254,15 @@ static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
 	return 0;
 }
 
+/* What is partial in a histogram: with -F, D says its function was
+ * detached; without, NDETACHED functions of all were (0: none). */
+struct partial {
+	const struct overhead_index *d;
+	size_t ndetached;
+};
+
 static void print_hist_json(const char *ts, const char *name,
-			    const struct hist *h)
+			    const struct hist *h, const struct partial *p)
 {
 	unsigned long long total = h->total_ns / env.unit_div;
 
@@ -261,27 +273,45 @@ static void print_hist_json(const char *ts, const char *name,
 		printf("null");
 	printf(",\"hist\":");
 	histogram__print_json(stdout, (const uint64_t *)h->slots, HIST_NSLOTS, env.unit);
-	printf(",\"avg\":%llu,\"total\":%llu,\"total_ns\":%llu,\"count\":%llu}\n",
+	printf(",\"avg\":%llu,\"total\":%llu,\"total_ns\":%llu,\"count\":%llu",
 	       h->count ? total / h->count : 0, total,
 	       (unsigned long long)h->total_ns, (unsigned long long)h->count);
+	if (p->d)
+		printf(",\"partial\":true,\"detached_after\":%llu,"
+		       "\"detached_rate\":%.0f",
+		       (unsigned long long)p->d->detached_calls,
+		       p->d->detached_rate);
+	else if (p->ndetached)
+		printf(",\"partial\":true,\"detached\":%zu", p->ndetached);
+	printf("}\n");
 }
 
-/* One histogram as bcc's funclatency prints it. */
-static void print_hist(const char *name, const struct hist *h)
+/* One histogram as bcc's funclatency prints it; a partial one says so. */
+static void print_hist(const char *name, const struct hist *h,
+		       const struct partial *p)
 {
 	unsigned long long total = h->total_ns / env.unit_div;
+	char buf[128];
 
 	if (name)
 		printf("\nFunction = %s\n", name);
 	histogram__print(stdout, (const uint64_t *)h->slots, HIST_NSLOTS, env.unit);
 	if (h->count)
-		printf("\navg = %llu %s, total: %llu %s, count: %llu\n\n",
+		printf("\navg = %llu %s, total: %llu %s, count: %llu\n",
 		       total / h->count, env.unit, total, env.unit,
 		       (unsigned long long)h->count);
+	if (p->d)
+		printf("partial: %s\n", overhead_index__str(p->d, buf, sizeof(buf)));
+	else if (p->ndetached)
+		printf("partial: %zu function%s detached over --max-overhead (-F shows which)\n",
+		       p->ndetached, p->ndetached == 1 ? "" : "s");
+	if (h->count || p->d || p->ndetached)
+		printf("\n");
 }
 
 static void print_hists(const struct latency_plan *plan, size_t nhists)
 {
+	struct partial p = { 0 };
 	char ts[16];
 	size_t i;
 
@@ -297,20 +327,26 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 
 		if (env.per_function && !h->count)
 			continue;
+		if (env.per_function)
+			p.d = overhead_limit__detached(plan->limit, i);
+		else if (plan->limit)
+			p.ndetached = plan->limit->ndetached;
 		if (env.tool.json)
-			print_hist_json(ts, name, h);
+			print_hist_json(ts, name, h, &p);
 		else
-			print_hist(name, h);
+			print_hist(name, h, &p);
 	}
 	fflush(stdout);
 }
 
-/* OUT is the caller's to destroy, loaded or not. */
+/* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
+ * or NULL. */
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout, bool sp_keyed,
-		    size_t nhists)
+		    size_t nhists, struct overhead_limit *limit)
 {
 	struct gofunclatency_bpf *obj = gofunclatency_bpf__open();
+	int err = 0;
 
 	if (!obj)
 		return skeleton__open_error();
@@ -322,7 +358,27 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;
-	return skeleton__load(obj->skeleton, obj->maps.hists, nhists);
+	if (limit)
+		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
+					      obj->maps.probe_hits);
+	if (!err)
+		err = skeleton__load(obj->skeleton, obj->maps.hists, nhists);
+	if (!err && limit) {
+		struct bpf_program *progs[] = {
+			obj->progs.call_entry, obj->progs.call_exit,
+		};
+
+		err = overhead_limit__start(limit,
+					    bpf_map__fd(obj->maps.probe_hits),
+					    &obj->bss->probe_epoch, progs, 2);
+	}
+	return err;
+}
+
+/* How --max-overhead's summary names a row. */
+static const char *row_name(void *ctx, size_t row)
+{
+	return ((const struct latency_plan *)ctx)->rows[row].name;
 }
 
 /* What each interval prints: the histograms of the map. */
@@ -353,6 +409,8 @@ int main(int argc, char **argv)
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
 	struct printer pr = { .plan = &plan };
 	size_t nhists = 1;
+	struct overhead_limit limit = { 0 };
+	struct tool_limit watch = { NULL, row_name, &plan };
 	int err;
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,
@@ -368,9 +426,15 @@ int main(int argc, char **argv)
 		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)
 		nhists = plan.nrows;
+	if (!err && env.tool.max_overhead) {
+		err = overhead_limit__init(&limit, env.tool.max_overhead,
+					   plan.nrows);
+		watch.limit = &limit;
+		plan.limit = &limit;
+	}
 	if (!err)
 		err = load_bpf(&obj, target.tgid, &layout,
-			       target.bin->is_gccgo, nhists);
+			       target.bin->is_gccgo, nhists, watch.limit);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_entry, target.path,
 				      target.tgid, &plan.entries,
@@ -379,15 +443,20 @@ int main(int argc, char **argv)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
 				      target.tgid, &plan.exits,
 				      &exit_probes);
+	if (!err && watch.limit)
+		err = overhead_limit__add_links(&limit, entry_probes);
+	if (!err && watch.limit)
+		err = overhead_limit__add_links(&limit, exit_probes);
 	if (!err) {
 		pr.map_fd = bpf_map__fd(obj->maps.hists);
 		pr.nhists = nhists;
 		err = intervals__trace(&env.tool, &target, plan.nrows,
-				       print_interval, &pr);
+				       print_interval, &pr, &watch);
 	}
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	gofunclatency_bpf__destroy(obj);
+	overhead_limit__free(&limit);
 	latency_plan__free(&plan);
 	func_probes__free(&fp);
 	tool_target__close(&target);

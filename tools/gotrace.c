@@ -30,6 +30,7 @@
 #include "gobin/go_rtype.h"
 #include "goabi/goroutine.h"
 #include "cli/json.h"
+#include "cli/overhead_limit.h"
 #include "gobin/pcline.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
@@ -442,9 +443,10 @@ static int plan_goroutines(struct trace_plan_set *s)
 	return 0;
 }
 
-/* OUT is the caller's to destroy, loaded or not. */
+/* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
+ * or NULL. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
-		    const struct trace_plan_set *s)
+		    const struct trace_plan_set *s, struct overhead_limit *limit)
 {
 	struct gotrace_bpf *obj = gotrace_bpf__open();
 	bool gccgo = false;
@@ -460,7 +462,15 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
 	obj->rodata->frame_pointers = !gccgo;
-	err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
+	err = limit ? overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
+					      obj->maps.probe_hits) : 0;
+	if (!err)
+		err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
+	if (!err && limit)
+		err = overhead_limit__start(limit,
+					    bpf_map__fd(obj->maps.probe_hits),
+					    &obj->bss->probe_epoch,
+					    &obj->progs.trace_hit, 1);
 	for (i = 0; i < s->nrows && !err; i++)
 		if (bpf_map_update_elem(bpf_map__fd(obj->maps.plans), &i,
 					&s->plans[i], BPF_ANY))
@@ -469,18 +479,55 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	return err;
 }
 
-/* Each binary's probe sites, with the one program. */
-static int attach(struct gotrace_bpf *obj, pid_t tgid)
+/* Each binary's probe sites, with the one program; LIMIT (or NULL) may
+ * detach some. */
+static int attach(struct gotrace_bpf *obj, pid_t tgid,
+		  struct overhead_limit *limit)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nbinaries && !err; i++)
-		if (binaries[i].sites.n)
-			err = uprobes__attach(obj->progs.trace_hit, binaries[i].path,
-					      tgid, &binaries[i].sites,
-					      &binaries[i].links);
+	for (i = 0; i < nbinaries && !err; i++) {
+		if (!binaries[i].sites.n)
+			continue;
+		err = uprobes__attach(obj->progs.trace_hit, binaries[i].path,
+				      tgid, &binaries[i].sites,
+				      &binaries[i].links);
+		if (!err && limit)
+			err = overhead_limit__add_links(limit, binaries[i].links);
+	}
 	return err;
+}
+
+/* How --max-overhead names a plan: FUNC, or r:FUNC. */
+static const char *plan_name(void *ctx, size_t plan)
+{
+	static char buf[4096];
+	const struct trace_row *row = &((const struct trace_plan_set *)ctx)->rows[plan];
+
+	snprintf(buf, sizeof(buf), "%s%s", row->probe->ret ? "r:" : "",
+		 row->func);
+	return buf;
+}
+
+/* With -j, a line for each plan the last check detached. */
+static void print_detached_json(const struct overhead_limit *l,
+				const struct trace_plan_set *s)
+{
+	const struct overhead_index *d;
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		d = overhead_limit__detached(l, i);
+		if (!d || d->round != l->rounds)
+			continue;
+		printf("{\"func\":");
+		json_print_string(stdout, s->rows[i].func);
+		printf(",\"ret\":%s,\"partial\":true,\"detached_after\":%llu,"
+		       "\"detached_rate\":%.0f}\n",
+		       s->rows[i].probe->ret ? "true" : "false",
+		       (unsigned long long)d->detached_calls, d->detached_rate);
+	}
 }
 
 /* What names types and frames in each binary, as the probes need. */
@@ -499,7 +546,7 @@ static void load_names(void)
 }
 
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
-		 struct tool_target *target)
+		 struct tool_target *target, struct overhead_limit *limit)
 {
 	struct ring_buffer *rb;
 	struct tool_clock clock;
@@ -525,6 +572,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	tool_clock__start(&clock, &env.tool);
+	clock.limit = (struct tool_limit){ limit, plan_name, (void *)pr->set };
 	err = tool_target__release(target, &env.tool);
 	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
 		err = ring_buffer__poll(rb, 100);
@@ -535,8 +583,15 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 			break;
 		}
 		err = 0;
+		if (limit) {
+			unsigned int rounds = limit->rounds;
+
+			err = tool_clock__check_limit(&clock, &env.tool);
+			if (!err && env.tool.json && limit->rounds != rounds)
+				print_detached_json(limit, pr->set);
+		}
 		fflush(stdout);
-		if (env.max_events && pr->nevents >= env.max_events)
+		if (err || (env.max_events && pr->nevents >= env.max_events))
 			break;
 	}
 	/* what the target sent before it exited */
@@ -557,6 +612,7 @@ int main(int argc, char **argv)
 	struct trace_plan_set set = { 0 };
 	struct printer pr = { .set = &set };
 	struct gotrace_bpf *obj = NULL;
+	struct overhead_limit limit = { 0 }, *limited = NULL;
 	size_t i;
 	int err;
 
@@ -575,17 +631,23 @@ int main(int argc, char **argv)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
 		err = plan_goroutines(&set);
+	if (!err && env.tool.max_overhead) {
+		err = overhead_limit__init(&limit, env.tool.max_overhead,
+					   set.nrows);
+		limited = &limit;
+	}
 	if (!err)
-		err = load_bpf(&obj, target.tgid, &set);
+		err = load_bpf(&obj, target.tgid, &set, limited);
 	if (!err)
-		err = attach(obj, target.tgid);
+		err = attach(obj, target.tgid, limited);
 	if (!err) {
 		load_names();
-		err = trace(obj, &pr, &target);
+		err = trace(obj, &pr, &target, limited);
 	}
 	for (i = 0; i < nbinaries; i++)
 		traced_binary__close(&binaries[i]);
 	gotrace_bpf__destroy(obj);
+	overhead_limit__free(&limit);
 	trace_plan_set__free(&set);
 	tool_target__close(&target);
 	for (i = 0; i < env.nprobes; i++)

@@ -5,7 +5,8 @@
 #include "cli/intervals.h"
 
 int intervals__trace(const struct tool_options *o, struct tool_target *t,
-		     size_t nfuncs, intervals_print_fn print, void *ctx)
+		     size_t nfuncs, intervals_print_fn print, void *ctx,
+		     const struct tool_limit *limit)
 {
 	struct tool_clock clock;
 	bool last, target_exited;
@@ -16,9 +17,14 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 	if (err)
 		return err;
 	tool_clock__start(&clock, o);
+	if (limit)
+		clock.limit = *limit;
 	do {
 		last = tool_clock__wait(&clock, o, t, &target_exited);
+		/* what was counted, also when a check failed */
 		err = print(ctx);
+		if (!err)
+			err = clock.error;
 		if (err)
 			return err;
 	} while (!last);

@@ -16,10 +16,12 @@ typedef int (*intervals_print_fn)(void *ctx);
 /*
  * Say "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end.", let
  * the -c command run, call PRINT(CTX) at each interval and once at the end
- * (tool_clock__wait()), then say "Detaching...". Returns 0, PRINT's error,
- * or -ESRCH when the -p process exited ("process PID exited").
+ * (tool_clock__wait(), which checks LIMIT), then say "Detaching...".
+ * Returns 0, PRINT's or the limit's error, or -ESRCH when the -p process
+ * exited ("process PID exited").
  */
 int intervals__trace(const struct tool_options *o, struct tool_target *t,
-		     size_t nfuncs, intervals_print_fn print, void *ctx);
+		     size_t nfuncs, intervals_print_fn print, void *ctx,
+		     const struct tool_limit *limit);
 
 #endif

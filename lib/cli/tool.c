@@ -10,7 +10,11 @@
 #include "core/error.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
+#include "cli/overhead_limit.h"
 #include "cli/tool.h"
+
+/* The key of --max-overhead, which has no short option. */
+#define OPT_MAX_OVERHEAD	0x1001
 
 static volatile sig_atomic_t exiting;
 static bool verbose;
@@ -36,6 +40,20 @@ long tool__parse_positive(const char *arg, const char *what)
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
 		tool__usage_error("invalid %s: %s", what, arg);
+	return v;
+}
+
+/* --max-overhead's PCT: a number above 0, at most 100 times the CPUs. */
+static double parse_percent(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || (*end && strcmp(end, "%")) || !(v > 0) ||
+	    v > 100.0 * 4096)
+		tool__usage_error("invalid --max-overhead: %s (a percentage of one CPU, such as 5)", arg);
 	return v;
 }
 
@@ -66,6 +84,9 @@ error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
 		break;
 	case 'j':
 		o->json = true;
+		break;
+	case OPT_MAX_OVERHEAD:
+		o->max_overhead = parse_percent(arg);
 		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
@@ -109,6 +130,8 @@ static const struct argp_option common_options[] = {
 	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
+	{ "max-overhead", OPT_MAX_OVERHEAD, "PCT", 0,
+	  "Detach the probes of the functions hit most when the probes would cost the target more than PCT% of one CPU; their counts are marked partial", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 };
 
@@ -241,6 +264,23 @@ bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
 	return reached(&now, &c->end);
 }
 
+int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
+{
+	int n;
+
+	if (!c->limit.limit)
+		return 0;
+	n = overhead_limit__check(c->limit.limit);
+	if (n < 0) {
+		c->error = n;
+		return n;
+	}
+	overhead_limit__print(c->limit.limit, stderr,
+			      program_invocation_short_name, n, o->verbose,
+			      c->limit.name_of, c->limit.ctx);
+	return 0;
+}
+
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited)
 {
@@ -250,6 +290,8 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 
 	for (;;) {
 		if (tool_clock__over(c, o, t, target_exited))
+			return true;
+		if (tool_clock__check_limit(c, o))
 			return true;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (reached(&now, &c->next_tick)) {

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <sys/types.h>
 #include "cli/command.h"
+#include "cli/overhead_limit.h"
 #include "gobin/go_binary.h"
 
 struct tool_options {
@@ -26,6 +27,7 @@ struct tool_options {
 	bool regex;		/* -r */
 	bool verbose;		/* -v */
 	bool json;		/* -j */
+	double max_overhead;	/* --max-overhead, % of one CPU; 0: none */
 	const char *spec;	/* [BINARY:]PATTERN */
 };
 
@@ -79,11 +81,21 @@ int tool_target__release(struct tool_target *t, const struct tool_options *o);
 /* Kill a -c command still running, free everything. */
 void tool_target__close(struct tool_target *t);
 
+/* --max-overhead in a trace: the limit (NULL: none) and how its summary
+ * line names a cookie index. */
+struct tool_limit {
+	struct overhead_limit *limit;
+	overhead_name_fn name_of;
+	void *ctx;
+};
+
 /* When to print: every interval, and at the end of the duration. */
 struct tool_clock {
 	struct timespec next_tick;	/* zero: no interval */
 	struct timespec end;		/* zero: no duration */
 	long interval;
+	struct tool_limit limit;	/* checked while the clock waits */
+	int error;			/* of a check: the trace ends */
 };
 
 void tool_clock__start(struct tool_clock *c, const struct tool_options *o);
@@ -97,9 +109,16 @@ bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);
 
 /*
+ * Check C's limit (overhead_limit__check()) and say what it detached, on
+ * stderr: 0, or a negative errno (also in C->error).
+ */
+int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o);
+
+/*
  * Sleep until the next interval (returns false: print and go on) or the
  * end of the trace (returns true: print and stop), as tool_clock__over()
- * says.
+ * says. With a limit, check it every 100 ms meanwhile; a check that fails
+ * sets C->error and ends the trace.
  */
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);

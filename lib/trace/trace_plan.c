@@ -803,7 +803,8 @@ static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 				(unsigned long long)cs->entry.addr,
 				probe_site_kind__str(cs->entry.kind));
 		return uprobe_list__add(sites, cs->entry_offset,
-					COOKIE_MAKE(idx, cs->entry.skip_flags, g));
+					COOKIE_MAKE(idx, cs->entry.skip_flags, g |
+					COOKIE_COST_FLAG(cs->entry.emulated)));
 	}
 	for (i = 0; i < cs->nexits && !err; i++) {
 		if (s->verbose)
@@ -812,6 +813,7 @@ static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 				exit_kind__str(cs->exits[i].kind));
 		err = uprobe_list__add(sites, cs->exits[i].offset,
 				       COOKIE_MAKE(idx, 0, g |
+					COOKIE_COST_FLAG(cs->exits[i].emulated) |
 					(cs->exits[i].kind == EXIT_TAIL_JMP ?
 					 COOKIE_TAIL : 0)));
 	}
