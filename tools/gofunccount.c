@@ -39,7 +39,7 @@ static const char doc[] =
 "Count calls of Go functions.\n"
 "\n"
 "USAGE: gofunccount [-h] [-p PID | -c CMD] [-i INTERVAL] [-d DURATION] [-T]\n"
-"                   [-r] [-v] [-j] [BINARY:]PATTERN\n"
+"                   [-r] [-v] [-j] [--max-overhead PCT] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method); '*' matches any run of characters; -r takes a regular\n"
@@ -54,10 +54,11 @@ static const char doc[] =
 "    gofunccount -c './app -v' 'fmt.Println'  # run ./app, count Println\n"
 "    gofunccount -p 181 -i 1 -T 'runtime.mallocgc'  # per second, timestamped\n"
 "    gofunccount -p 181 -d 10 -r '^main\\.(add|sub)$'  # regex, for 10 s\n"
+"    gofunccount -p 181 --max-overhead 5 '*'  # all, probes under 5% of a CPU\n"
 "    gofunccount 'go:fmt.*'             # gccgo programs: calls into libgo\n"
 "    gofunccount -j -c ./app 'main.*'   # JSON lines\n";
 
-/* Besides -p -c -d -v -h (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "interval", 'i', "INTERVAL", 0, "Print counts every INTERVAL seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },

@@ -43,7 +43,7 @@ static struct env {
 	unsigned long long unit_div;
 } env = { .unit = "nsecs", .unit_div = 1 };
 
-/* Besides -p -c -d -v -h (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
@@ -60,7 +60,8 @@ static const char doc[] =
 "Time Go function calls: a histogram of the latency from entry to return.\n"
 "\n"
 "USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
-"                     [-d DURATION] [-T] [-F] [-r] [-v] [-j] [BINARY:]PATTERN\n"
+"                     [-d DURATION] [-T] [-F] [-r] [-v] [-j]\n"
+"                     [--max-overhead PCT] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method); '*' matches any run of characters; -r takes a regular\n"
@@ -76,6 +77,7 @@ static const char doc[] =
 "    gofunclatency -u -p 181 'net/http.(*conn).serve'  # in microseconds\n"
 "    gofunclatency -m -i 5 -T -p 181 'main.handle'  # every 5 s, timestamped\n"
 "    gofunclatency -F -p 181 'main.*'       # one histogram per function\n"
+"    gofunclatency -F -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n"
 "    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
 "    gofunclatency -j -c ./app 'main.work'  # JSON lines\n"

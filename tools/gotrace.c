@@ -61,7 +61,8 @@ static const char doc[] =
 "Trace Go function calls: one line per call, with arguments or results.\n"
 "\n"
 "USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-U] [-M MAX] [-Z STRLEN]\n"
-"               [-d DURATION] [-r] [-v] [-j] PROBE [PROBE ...]\n"
+"               [-d DURATION] [-r] [-v] [-j] [--max-overhead PCT]\n"
+"               PROBE [PROBE ...]\n"
 "\n"
 "PROBE is [r:][BINARY:]FUNCTION [(FILTER)] [\"FORMAT\"[, ARG ...]] as in\n"
 "bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run\n"
@@ -101,9 +102,10 @@ static const char doc[] =
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
 "    gotrace -p 181 'main.f' 'go:fmt.Sprintf \"%s\" goarg1'  # gccgo + libgo\n"
-"    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n";
+"    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n"
+"    gotrace -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n";
 
-/* Besides -p -c -d -v -h (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "timestamp", 't', NULL, 0, "Print a TIME column: seconds since the trace started", 0 },
 	{ "time", 'T', NULL, 0, "Print a TIME column: HH:MM:SS", 0 },

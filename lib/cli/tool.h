@@ -44,8 +44,9 @@ void tool__usage_error(const char *fmt, ...)
 long tool__parse_positive(const char *arg, const char *what);
 
 /*
- * Parse the command line with the options every tool has (-p -c -d -v -h)
- * and the tool's own OPTIONS (ending with an empty entry), and PARSER
+ * Parse the command line with the options every tool has (-p -c -d -v -h
+ * --max-overhead) and the tool's own OPTIONS (ending with an empty entry),
+ * and PARSER
  * (which hands what it does not know to tool__parse_arg(), into O), the usage
  * ARGS_DOC and DOC for -h; exit status 2 when it is bad. Then show
  * libbpf's messages only with -v, and let Ctrl-C and SIGTERM end the trace.
