@@ -125,23 +125,25 @@ static void counter_table__free(struct counter_table *t)
 	free(t->row_of_probe);
 }
 
-/* Read every counter (summed over CPUs) and compute what is new since the
- * last print. Counters are never cleared, so no hit is lost between a read
- * and a clear. */
+/* Read every counter (summed over CPUs, in one batch) and compute what is
+ * new since the last print. Counters are never cleared, so no hit is lost
+ * between a read and a clear. */
 static int counter_table__read(struct counter_table *t)
 {
-	__u64 sum;
-	__u32 key;
+	__u64 *sums;
+	size_t i;
 	int err;
 
-	for (key = 0; key < t->nrows; key++) {
-		err = percpu_map__sum(t->map_fd, key, &sum, 1);
-		if (err)
-			return err;
-		t->rows[key].delta = sum - t->rows[key].printed;
-		t->rows[key].printed = sum;
+	sums = calloc(t->nrows ? t->nrows : 1, sizeof(*sums));
+	if (!sums)
+		return gt_error(-ENOMEM, "out of memory");
+	err = percpu_map__sum_all(t->map_fd, t->nrows, sums, 1);
+	for (i = 0; i < t->nrows && !err; i++) {
+		t->rows[i].delta = sums[i] - t->rows[i].printed;
+		t->rows[i].printed = sums[i];
 	}
-	return 0;
+	free(sums);
+	return err;
 }
 
 static int cmp_rows_by_delta(const void *a, const void *b)

@@ -231,29 +231,32 @@ static int latency_plan__init(struct latency_plan *plan,
 	return 0;
 }
 
-/* Sum every histogram over CPUs and compute what is new since the last
- * print. */
+/* Sum every histogram over CPUs (in one batch) and compute what is new
+ * since the last print. */
 static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
 {
-	struct hist sum;
-	__u32 key;
+	struct hist sum, *sums;
+	size_t key;
 	int s, err;
 
-	for (key = 0; key < nhists; key++) {
+	sums = calloc(nhists ? nhists : 1, sizeof(*sums));
+	if (!sums)
+		return gt_error(-ENOMEM, "out of memory");
+	/* struct hist is u64 words only */
+	err = percpu_map__sum_all(map_fd, nhists, (__u64 *)sums,
+				  sizeof(*sums) / sizeof(__u64));
+	for (key = 0; key < nhists && !err; key++) {
 		struct func_row *r = &plan->rows[key];
 
-		/* struct hist is u64 words only */
-		err = percpu_map__sum(map_fd, key, (__u64 *)&sum,
-				      sizeof(sum) / sizeof(__u64));
-		if (err)
-			return err;
+		sum = sums[key];
 		for (s = 0; s < HIST_NSLOTS; s++)
 			r->delta.slots[s] = sum.slots[s] - r->printed.slots[s];
 		r->delta.total_ns = sum.total_ns - r->printed.total_ns;
 		r->delta.count = sum.count - r->printed.count;
 		r->printed = sum;
 	}
-	return 0;
+	free(sums);
+	return err;
 }
 
 /* What is partial in a histogram: with -F, D says its function was

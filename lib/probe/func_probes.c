@@ -5,6 +5,7 @@
 #include "x86/abi_wrapper.h"
 #include "core/error.h"
 #include "core/mem.h"
+#include "core/name_table.h"
 #include "probe/func_probes.h"
 #include "probe/inline_sites.h"
 #include "probe/probe_spec.h"
@@ -185,31 +186,22 @@ static int add_inlined(const struct go_binary *bin,
 	return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Distinct names among the probes: what "Tracing N functions" reports. */
 static int count_names(struct func_probes *fp)
 {
-	const char **names;
+	struct name_table names;
 	size_t i;
+	int err, idx;
 
-	fp->nfuncs = 0;
-	if (!fp->n)
-		return 0;
-	names = malloc(fp->n * sizeof(*names));
-	if (!names)
-		return gt_error(-ENOMEM, "out of memory");
-	for (i = 0; i < fp->n; i++)
-		names[i] = fp->probes[i].name;
-	qsort(names, fp->n, sizeof(*names), cmp_names);
-	for (i = 0; i < fp->n; i++)
-		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
-			fp->nfuncs++;
-	free(names);
-	return 0;
+	err = name_table__init(&names, fp->n);
+	for (i = 0; i < fp->n && !err; i++) {
+		idx = name_table__index(&names, fp->probes[i].name, 0);
+		if (idx < 0)
+			err = idx;
+	}
+	fp->nfuncs = names.n;
+	name_table__free(&names);
+	return err;
 }
 
 int func_probes__collect(const struct go_binary *bin, const char *pattern,
