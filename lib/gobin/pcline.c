@@ -237,23 +237,6 @@ static int decode_func(const struct pcline *p, size_t i,
 }
 
 /* The function whose [entry, end) holds PC, by index, or -1. */
-static long func_index(const struct pclntab *tab, uint64_t pc)
-{
-	size_t lo = 0, hi = tab->nfuncs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tab->funcs[mid].end <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < tab->nfuncs && tab->funcs[lo].entry <= pc)
-		return (long)lo;
-	return -1;
-}
-
 /* The row holding PC, or NULL past the end of the tables. */
 static const struct row *row_at(const struct func_rows *fr, uint64_t pc)
 {
@@ -301,7 +284,7 @@ static int pclntab_frames(struct pcline *p, uint64_t pc,
 	long i;
 	int err;
 
-	i = func_index(p->tab, pc);
+	i = pclntab__func_index(p->tab, pc);
 	if (i < 0)
 		return gt_error(-ENOENT, "no function at %#llx",
 				(unsigned long long)pc);

@@ -316,6 +316,26 @@ int pclntab__func_tables(const struct pclntab *tab, size_t i,
 	return 0;
 }
 
+/* _func.flag's funcFlag_SPWRITE (Go 1.17+, runtime/abi/symtab.go). */
+#define FUNC_FLAG_SPWRITE	0x02
+
+bool pclntab__func_sp_tracked(const struct pclntab *tab, size_t i)
+{
+	/* funcID then flag follow cuOffset (at 32), and startLine from 1.20;
+	 * before 1.17 no flag, and the magic of 1.16 and 1.17 tables is the
+	 * same */
+	size_t at = tab->version >= PCLNTAB_GO120 ? 40 : 36;
+	uint64_t rec;
+
+	if (i >= tab->nfuncs || tab->version < PCLNTAB_GO118)
+		return false;
+	rec = tab->func_base + (uint64_t)tab->funcs[i].funcoff;
+	if (rec > tab->size || tab->size - rec < at + 2)
+		return false;
+	return tab->data[rec + at] == 0 &&
+	       !(tab->data[rec + at + 1] & FUNC_FLAG_SPWRITE);
+}
+
 void pclntab_pcvalue__init(struct pclntab_pcvalue *it,
 			   const struct pclntab *tab, size_t i, size_t off)
 {
@@ -422,4 +442,21 @@ int pclntab__file_name(const struct pclntab *tab, size_t i, int32_t fileno,
 	if (tab->filetab > tab->size)
 		return corrupt("file table out of range");
 	return string_at(tab, tab->filetab + off, name);
+}
+
+long pclntab__func_index(const struct pclntab *tab, uint64_t pc)
+{
+	size_t lo = 0, hi = tab->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tab->funcs[mid].end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < tab->nfuncs && tab->funcs[lo].entry <= pc)
+		return (long)lo;
+	return -1;
 }

@@ -8,6 +8,7 @@
 #ifndef GOTOOLS_PCLNTAB_H
 #define GOTOOLS_PCLNTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,9 @@ void pclntab__free(struct pclntab *tab);
  */
 int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args);
 
+/* The index of the function whose code holds PC, or -1. */
+long pclntab__func_index(const struct pclntab *tab, uint64_t pc);
+
 /* The pc-value tables of one function, as offsets into the buffer (0: the
  * function has none), and its compilation unit. */
 struct pclntab_func_tables {
@@ -77,6 +81,17 @@ struct pclntab_func_tables {
  * with a reason for a record or a table offset out of the buffer. */
 int pclntab__func_tables(const struct pclntab *tab, size_t i,
 			 struct pclntab_func_tables *t);
+
+/*
+ * Does function I's pcsp table say what SP is at each of its PCs, as Go's
+ * own unwinder trusts it to? True for Go 1.18+ tables (the first whose
+ * _func records carry flags) of a function with an ordinary funcID and
+ * without funcFlag_SPWRITE: the assembler sets that flag on functions that
+ * write SP other than by adding or subtracting a constant (runtime.mcall,
+ * gogo, systemstack switch stacks), where the table is wrong. False where
+ * not known.
+ */
+bool pclntab__func_sp_tracked(const struct pclntab *tab, size_t i);
 
 /*
  * A walk over one pc-value table of a function: zigzag varint value deltas

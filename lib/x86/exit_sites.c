@@ -18,6 +18,23 @@
  *     PLT-style call through a pointer).
  * A jmp through memory with an index register (`jmp *(%rcx,%rsi,8)`) is
  * a switch's jump table (Go 1.19+), whose targets are in the body.
+ *
+ * Where to sweep. A RET returns through the address on top of the stack,
+ * so it runs where SP is what it was at entry; a tail JMP leaves a frame
+ * the same way. The pclntab's pcsp table, which the compiler and the
+ * assembler write for Go's own unwinder, gives the frame size at each PC:
+ * only the runs where it is 0 can hold an exit. They are the entry block,
+ * each epilogue's RET or JMP and the morestack tail, a small part of a
+ * function with a frame; runs begin and end at instruction boundaries.
+ * Capstone formats every instruction it decodes, which costs more than the
+ * decoding: sweeping those runs only makes whole binaries quick to plan.
+ * Only where Go's own unwinder trusts the table (pclntab__func_sp_tracked:
+ * not in runtime.mcall or gogo, which switch stacks and leave at a frame
+ * size the table gets wrong; not before Go 1.18, whose tables do not say).
+ * A function without a trusted table (gccgo, Go 1.17 and older, one the
+ * pclntab lacks, one whose table does not read) is swept whole; so is a
+ * frameless one, which is 0 throughout. The unit tests check that both sweeps agree on every
+ * function of every fixture and third-party binary.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +42,7 @@
 #include <capstone/capstone.h>
 #include "core/error.h"
 #include "core/mem.h"
+#include "gobin/pclntab.h"
 #include "x86/disasm.h"
 #include "x86/exit_sites.h"
 #include "x86/uprobe_insn.h"
@@ -82,16 +100,22 @@ static bool jmp_leaves(csh dcs, const cs_insn *ji, uint64_t entry, size_t len)
 	return leaves;
 }
 
-/* EXACT: LEN is the function's size, not a guess that may cut the last
- * instruction short. */
+/* A run of code, as offsets from the function's entry. */
+struct run {
+	size_t from, to;
+};
+
+/* Sweep [R->from, R->to) of the LEN bytes of FN's code at CODE. EXACT: LEN
+ * is the function's size, not a guess that may cut the last instruction
+ * short. */
 static int sweep(csh cs, csh dcs, const struct go_func *fn,
-		 const uint8_t *code, size_t len, bool exact,
-		 struct site_list *out)
+		 const uint8_t *code, size_t len, const struct run *r,
+		 bool exact, struct site_list *out)
 {
-	const uint8_t *p = code, *pad = padding_start(code, len);
+	const uint8_t *p = code + r->from, *pad = padding_start(code, len);
 	uint64_t entry = fn->addr;
-	uint64_t addr = entry;
-	size_t left = len;
+	uint64_t addr = entry + r->from;
+	size_t left = r->to - r->from;
 	cs_insn *ci;
 	int err = 0;
 
@@ -138,17 +162,69 @@ static int read_to_segment_end(const struct elf_file *ef, uint64_t addr,
 	return lo ? elf_file__read_vaddr(ef, addr, lo, code) : -ERANGE;
 }
 
-int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
-		     struct exit_site **sites, size_t *n)
+/*
+ * The runs of FN's LEN bytes of CODE where its pcsp table says the frame
+ * size is 0 (see the top), into *RUNS (malloc()ed). 0 and *N = 0 when the
+ * whole body is to be swept: no trusted table, or one that does not read
+ * or stops short of the int3 padding.
+ */
+static int entry_sp_runs(const struct go_binary *bin, const struct go_func *fn,
+			 const uint8_t *code, size_t len, struct run **runs,
+			 size_t *n)
 {
-	struct site_list l = { 0 };
-	const uint8_t *code;
-	size_t len;
-	csh cs, dcs;
+	const struct pclntab *tab = bin->pclntab;
+	struct pclntab_func_tables t;
+	struct pclntab_pcvalue it;
+	size_t cap = 0, covered = 0, from, to;
+	long i;
 	int err;
 
-	*sites = NULL;
+	*runs = NULL;
 	*n = 0;
+	if (!tab)
+		return 0;
+	i = pclntab__func_index(tab, fn->addr);
+	if (i < 0 || tab->funcs[i].entry != fn->addr ||
+	    !pclntab__func_sp_tracked(tab, (size_t)i) ||
+	    pclntab__func_tables(tab, (size_t)i, &t) || !t.pcsp)
+		goto whole;
+	pclntab_pcvalue__init(&it, tab, (size_t)i, t.pcsp);
+	while ((err = pclntab_pcvalue__next(&it)) > 0) {
+		if (it.pc < fn->addr || it.end > fn->addr + len || it.pc > it.end)
+			goto whole;
+		covered = it.end - fn->addr;
+		if (it.val != 0 || it.pc == it.end)
+			continue;
+		from = it.pc - fn->addr;
+		to = it.end - fn->addr;
+		if (*n && (*runs)[*n - 1].to == from) {
+			(*runs)[*n - 1].to = to;
+			continue;
+		}
+		err = gt_ensure_mem((void **)runs, &cap, sizeof(**runs), *n + 1);
+		if (err)
+			return err;
+		(*runs)[(*n)++] = (struct run){ from, to };
+	}
+	/* a table that ends short of the code leaves the rest unknown */
+	if (err < 0 || !*n ||
+	    covered < (size_t)(padding_start(code, len) - code))
+		goto whole;
+	return 0;
+whole:
+	gt_error_clear();
+	free(*runs);
+	*runs = NULL;
+	*n = 0;
+	return 0;
+}
+
+/* Read FN's code into *CODE, *LEN bytes. */
+static int read_code(const struct go_binary *bin, const struct go_func *fn,
+		     const uint8_t **code, size_t *len)
+{
+	int err;
+
 	if (bin->elf->machine == EM_AARCH64)
 		return gt_error(-ENOTSUP,
 				"%s: exits of arm64 code are not supported yet",
@@ -156,29 +232,66 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 	if (bin->elf->machine != EM_X86_64)
 		return gt_error(-ENOTSUP, "%s: unsupported machine %u",
 				fn->name, bin->elf->machine);
-	len = go_binary__func_span(bin, fn);
-	if (len > UINT64_MAX - fn->addr)
+	*len = go_binary__func_span(bin, fn);
+	if (*len > UINT64_MAX - fn->addr)
 		return gt_error(-EINVAL, "%s: code at 0x%llx wraps around",
 				fn->name, (unsigned long long)fn->addr);
-	err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
+	err = elf_file__read_vaddr(bin->elf, fn->addr, *len, code);
 	if (err && !fn->size)
-		err = read_to_segment_end(bin->elf, fn->addr, &len, &code);
+		err = read_to_segment_end(bin->elf, fn->addr, len, code);
 	if (err)
 		return gt_error(err, "cannot read the code of %s at 0x%llx",
 				fn->name, (unsigned long long)fn->addr);
-	err = x86_disasm__handle(false, &cs);
+	return 0;
+}
+
+static int find_exits(const struct go_binary *bin, const struct go_func *fn,
+		      bool whole, struct exit_site **sites, size_t *n)
+{
+	struct site_list l = { 0 };
+	struct run *runs = NULL, all;
+	const uint8_t *code;
+	size_t len = 0, nruns = 0, i;
+	csh cs, dcs;
+	int err;
+
+	*sites = NULL;
+	*n = 0;
+	err = read_code(bin, fn, &code, &len);
+	if (!err && !whole)
+		err = entry_sp_runs(bin, fn, code, len, &runs, &nruns);
+	if (!err)
+		err = x86_disasm__handle(false, &cs);
 	if (!err)
 		err = x86_disasm__handle(true, &dcs);
-	if (!err)
-		err = sweep(cs, dcs, fn, code, len, fn->size != 0, &l);
+	if (!err && !nruns) {
+		all = (struct run){ 0, len };
+		err = sweep(cs, dcs, fn, code, len, &all, fn->size != 0, &l);
+	}
+	for (i = 0; i < nruns && !err; i++)
+		err = sweep(cs, dcs, fn, code, len, &runs[i], fn->size != 0, &l);
+	free(runs);
 	if (err) {
 		free(l.v);
 		return err;
 	}
-	/* The sweep found them in address order. */
+	/* The sweeps found them in address order. */
 	*sites = l.v;
 	*n = l.n;
 	return 0;
+}
+
+int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
+		     struct exit_site **sites, size_t *n)
+{
+	return find_exits(bin, fn, false, sites, n);
+}
+
+int exit_sites__find_whole(const struct go_binary *bin,
+			   const struct go_func *fn, struct exit_site **sites,
+			   size_t *n)
+{
+	return find_exits(bin, fn, true, sites, n);
 }
 
 const char *exit_kind__str(enum exit_kind kind)

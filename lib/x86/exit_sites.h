@@ -34,6 +34,13 @@ struct exit_site {
 int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 		     struct exit_site **sites, size_t *n);
 
+/* The same, sweeping the whole body even where the pcsp table says no
+ * exit can be (exit_sites.c): what the tests check exit_sites__find()
+ * against. */
+int exit_sites__find_whole(const struct go_binary *bin,
+			   const struct go_func *fn, struct exit_site **sites,
+			   size_t *n);
+
 /* "ret" or "tail jmp", for -v. */
 const char *exit_kind__str(enum exit_kind kind);
 

@@ -316,6 +316,64 @@ TEST(whole_binaries_match_objdump)
 	check_all_funcs("count-go1.21-cgo");
 }
 
+/* exit_sites__find() sweeps only where the pcsp table says SP is as at
+ * entry: it must find what the whole sweep finds, in every function of
+ * BINARY (those whose code does not decode excepted, alike in both). */
+static void check_narrowed(const char *name)
+{
+	struct exit_site *a, *b;
+	size_t i, k, na, nb, nexits = 0, nfailed = 0;
+	struct go_binary *bin;
+	int err, ea, eb;
+
+	err = go_binary__open(test_fixture(name), &bin);
+	CHECK_EQ_INT(err, 0);
+	if (err)
+		return;
+	for (i = 0; i < bin->nfuncs; i++) {
+		const struct go_func *fn = &bin->funcs[i];
+		bool same;
+
+		ea = exit_sites__find(bin, fn, &a, &na);
+		eb = exit_sites__find_whole(bin, fn, &b, &nb);
+		if (!ea && !eb) {
+			same = na == nb;
+			for (k = 0; same && k < na; k++)
+				same = a[k].addr == b[k].addr &&
+				       a[k].kind == b[k].kind &&
+				       a[k].emulated == b[k].emulated;
+		} else {
+			/* bytes that do not decode, where both sweep them */
+			same = ea == eb;
+		}
+		if (!same && nfailed++ < 5)
+			fprintf(stderr, "%s: %s: %zu exits narrowed (%d), %zu whole (%d)\n",
+				name, fn->name, na, ea, nb, eb);
+		nexits += na;
+		free(a);
+		free(b);
+	}
+	CHECK_EQ_INT(nfailed, 0);
+	CHECK(nexits > 1000);
+	go_binary__close(bin);
+}
+
+TEST(narrowed_sweep_finds_every_exit)
+{
+	char name[64];
+	size_t i;
+
+	check_narrowed("buf-1.75.0");
+	check_narrowed("esbuild-latest");
+	check_narrowed("esbuild-go1.15");
+	for (i = 0; i < NVERSIONS; i++) {
+		snprintf(name, sizeof(name), "count-go1.%d-stripped", versions[i]);
+		check_narrowed(name);
+		snprintf(name, sizeof(name), "count-go1.%d-pie", versions[i]);
+		check_narrowed(name);
+	}
+}
+
 /* Some tail calls the rule is meant for. */
 TEST(known_tail_calls)
 {
@@ -503,12 +561,14 @@ TEST(synthetic_code)
 		0xff, 0x24, 0xc1, 0xff, 0x25, 0x00, 0x00, 0x00, 0x00, 0xcc,
 		0xcc, 0xcc, 0xcc, 0xcc,
 	};
+	/* the kernel single-steps a ret and an indirect jmp, emulates a
+	 * direct one */
 	static const struct exit_site want[] = {
-		{ CODE_VADDR + 0x0b, EXIT_RET },
-		{ CODE_VADDR + 0x0c, EXIT_RET },
-		{ CODE_VADDR + 0x0f, EXIT_TAIL_JMP },
-		{ CODE_VADDR + 0x1c, EXIT_TAIL_JMP },
-		{ CODE_VADDR + 0x21, EXIT_TAIL_JMP },
+		{ CODE_VADDR + 0x0b, EXIT_RET, false },
+		{ CODE_VADDR + 0x0c, EXIT_RET, false },
+		{ CODE_VADDR + 0x0f, EXIT_TAIL_JMP, true },
+		{ CODE_VADDR + 0x1c, EXIT_TAIL_JMP, false },
+		{ CODE_VADDR + 0x21, EXIT_TAIL_JMP, false },
 	};
 	static const uint8_t bad[] = { 0x90, 0x06, 0xc3 };	/* 06: invalid */
 	struct go_func fn = { .name = "main.f", .addr = CODE_VADDR,
@@ -527,6 +587,7 @@ TEST(synthetic_code)
 	for (i = 0; n == 5 && i < n; i++) {
 		CHECK_EQ_INT(s[i].addr, want[i].addr);
 		CHECK_EQ_INT(s[i].kind, want[i].kind);
+		CHECK_EQ_INT(s[i].emulated, want[i].emulated);
 	}
 	free(s);
 	/* The last function, size unknown: what the segment holds. */
@@ -664,6 +725,7 @@ int main(void)
 {
 	RUN(main_funcs_match_objdump);
 	RUN(whole_binaries_match_objdump);
+	RUN(narrowed_sweep_finds_every_exit);
 	RUN(known_tail_calls);
 	RUN(never_returns);
 	RUN(unknown_size_reads_to_next_function);
