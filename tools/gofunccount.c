@@ -39,7 +39,8 @@ static const char doc[] =
 "Count calls of Go functions.\n"
 "\n"
 "USAGE: gofunccount [-h] [-p PID | -c CMD] [-i INTERVAL] [-d DURATION] [-T]\n"
-"                   [-r] [-v] [-j] [--max-overhead PCT] [BINARY:]PATTERN\n"
+"                   [-r] [-v] [-j] [--max-overhead PCT] [--debug-file FILE]\n"
+"                   [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method); '*' matches any run of characters; -r takes a regular\n"
@@ -58,7 +59,7 @@ static const char doc[] =
 "    gofunccount 'go:fmt.*'             # gccgo programs: calls into libgo\n"
 "    gofunccount -j -c ./app 'main.*'   # JSON lines\n";
 
-/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "interval", 'i', "INTERVAL", 0, "Print counts every INTERVAL seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },

@@ -43,7 +43,7 @@ static struct env {
 	unsigned long long unit_div;
 } env = { .unit = "nsecs", .unit_div = 1 };
 
-/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
@@ -61,7 +61,7 @@ static const char doc[] =
 "\n"
 "USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
 "                     [-d DURATION] [-T] [-F] [-r] [-v] [-j]\n"
-"                     [--max-overhead PCT] [BINARY:]PATTERN\n"
+"                     [--max-overhead PCT] [--debug-file FILE] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method); '*' matches any run of characters; -r takes a regular\n"

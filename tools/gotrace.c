@@ -62,7 +62,7 @@ static const char doc[] =
 "\n"
 "USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-U] [-M MAX] [-Z STRLEN]\n"
 "               [-d DURATION] [-r] [-v] [-j] [--max-overhead PCT]\n"
-"               PROBE [PROBE ...]\n"
+"               [--debug-file FILE] PROBE [PROBE ...]\n"
 "\n"
 "PROBE is [r:][BINARY:]FUNCTION [(FILTER)] [\"FORMAT\"[, ARG ...]] as in\n"
 "bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run\n"
@@ -103,9 +103,10 @@ static const char doc[] =
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
 "    gotrace -p 181 'main.f' 'go:fmt.Sprintf \"%s\" goarg1'  # gccgo + libgo\n"
 "    gotrace -Z 200 -j -p 181 'net/http.(*conn).serve'  # JSON lines\n"
-"    gotrace -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n";
+"    gotrace -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n"
+"    gotrace --debug-file ./app.debug -c ./app 'main.f \"%s\" req.URL.Path'\n";
 
-/* Besides -p -c -d -v -h --max-overhead (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "timestamp", 't', NULL, 0, "Print a TIME column: seconds since the trace started", 0 },
 	{ "time", 'T', NULL, 0, "Print a TIME column: HH:MM:SS", 0 },

@@ -13,8 +13,9 @@
 #include "cli/overhead_limit.h"
 #include "cli/tool.h"
 
-/* The key of --max-overhead, which has no short option. */
+/* The keys of the options that have no short option. */
 #define OPT_MAX_OVERHEAD	0x1001
+#define OPT_DEBUG_FILE		0x1002
 
 static volatile sig_atomic_t exiting;
 static bool verbose;
@@ -88,6 +89,9 @@ error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
 	case OPT_MAX_OVERHEAD:
 		o->max_overhead = parse_percent(arg);
 		break;
+	case OPT_DEBUG_FILE:
+		o->debug_file = arg;
+		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
@@ -130,6 +134,8 @@ static const struct argp_option common_options[] = {
 	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
+	{ "debug-file", OPT_DEBUG_FILE, "FILE", 0,
+	  "Read DWARF from FILE, the binary's separate debug file (else the binary's own, or one found by build ID or .gnu_debuglink)", 0 },
 	{ "max-overhead", OPT_MAX_OVERHEAD, "PCT", 0,
 	  "Detach the probes of the functions hit most when the probes would cost the target more than PCT% of one CPU; their counts are marked partial", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
@@ -200,6 +206,13 @@ int tool_target__open(struct tool_target *t, const struct tool_options *o)
 				      t->path, sizeof(t->path));
 	if (!err)
 		err = go_binary__open(t->path, &t->bin);
+	/* a debug file named is read now: a wrong one is an error */
+	if (!err && o->debug_file) {
+		Dwarf *dw;
+
+		t->bin->debug_file_name = o->debug_file;
+		err = go_binary__dwarf(t->bin, &dw);
+	}
 	if (!err) {
 		t->pattern = spec.pattern;
 		spec.pattern = NULL;

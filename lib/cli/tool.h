@@ -28,6 +28,7 @@ struct tool_options {
 	bool verbose;		/* -v */
 	bool json;		/* -j */
 	double max_overhead;	/* --max-overhead, % of one CPU; 0: none */
+	const char *debug_file;	/* --debug-file: the binary's DWARF */
 	const char *spec;	/* [BINARY:]PATTERN */
 };
 
@@ -45,7 +46,8 @@ long tool__parse_positive(const char *arg, const char *what);
 
 /*
  * Parse the command line with the options every tool has (-p -c -d -v -h
- * --max-overhead) and the tool's own OPTIONS (ending with an empty entry),
+ * --max-overhead --debug-file) and the tool's own OPTIONS (ending with an
+ * empty entry),
  * and PARSER
  * (which hands what it does not know to tool__parse_arg(), into O), the usage
  * ARGS_DOC and DOC for -h; exit status 2 when it is bad. Then show

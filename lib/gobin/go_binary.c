@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "gobin/go_binary.h"
+#include "gobin/debug_file.h"
 #include "gobin/pclntab.h"
 
 /* A function symbol before deduplication; RANK prefers global symbols. */
@@ -452,7 +453,11 @@ void go_binary__close(struct go_binary *bin)
 		free(bin->funcs[i].name);
 	free(bin->funcs);
 	pclntab__free(bin->pclntab);
-	dwarf_end(bin->dwarf);
+	/* a debug file's DWARF is the debug file's to end */
+	if (bin->debug)
+		debug_file__close(bin->debug);
+	else
+		dwarf_end(bin->dwarf);
 	elf_file__close(bin->elf);
 	free(bin);
 }
@@ -464,18 +469,31 @@ int go_binary__dwarf(const struct go_binary *bin, Dwarf **out)
 	struct go_binary *b = (struct go_binary *)bin;
 	GElf_Shdr sh;
 
+	int err;
+
 	*out = NULL;
-	if (!b->dwarf) {
-		if (!elf_file__section(bin->elf, ".debug_info", &sh) &&
-		    !elf_file__section(bin->elf, ".zdebug_info", &sh))
-			return gt_error(-ENOENT, "%s has no DWARF (stripped?)",
-					bin->elf->path);
+	if (!b->dwarf && !b->debug_file_name &&
+	    (elf_file__section(bin->elf, ".debug_info", &sh) ||
+	     elf_file__section(bin->elf, ".zdebug_info", &sh))) {
 		/* libdw decompresses SHF_COMPRESSED (Go 1.19+) and .zdebug
 		 * (Go 1.11 to 1.18) sections itself. */
 		b->dwarf = dwarf_begin_elf(bin->elf->elf, DWARF_C_READ, NULL);
 		if (!b->dwarf)
 			return gt_error(-EINVAL, "cannot read DWARF of %s: %s",
 					bin->elf->path, dwarf_errmsg(-1));
+	}
+	/* searched once: every reader of DWARF asks */
+	if (!b->dwarf && b->dwarf_err)
+		return gt_error(b->dwarf_err, "%s", b->dwarf_why);
+	if (!b->dwarf) {
+		err = debug_file__open(bin->elf, bin->debug_file_name,
+				       &b->debug, &b->dwarf);
+		if (err) {
+			b->dwarf_err = err;
+			snprintf(b->dwarf_why, sizeof(b->dwarf_why), "%s",
+				 gt_last_error());
+			return err;
+		}
 	}
 	*out = b->dwarf;
 	return 0;

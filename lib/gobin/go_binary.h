@@ -21,6 +21,8 @@ enum go_abi {
 	GO_ABI_C,		/* gccgo: the platform C ABI */
 };
 
+struct debug_file;
+
 struct go_func {
 	char *name;		/* as Go spells it: main.(*T).M, fmt.Println */
 	uint64_t addr;		/* virtual address of the entry */
@@ -42,6 +44,13 @@ struct go_binary {
 	enum go_abi abi;
 	struct pclntab *pclntab;	/* the parsed .gopclntab, or NULL */
 	Dwarf *dwarf;		/* NULL until go_binary__dwarf() opens it */
+	/* The separate debug file to take DWARF from (--debug-file); NULL:
+	 * the binary's own DWARF, else one found where gdb looks. Set before
+	 * the first go_binary__dwarf(). */
+	const char *debug_file_name;
+	struct debug_file *debug;	/* the one DWARF came from, or NULL */
+	int dwarf_err;			/* why there is none, once known */
+	char dwarf_why[512];
 };
 
 /*
@@ -55,10 +64,13 @@ void go_binary__close(struct go_binary *bin);
 /*
  * The libdw handle on BIN's DWARF, opened on the first call and kept until
  * go_binary__close(): every reader of DWARF shares it, and with it what
- * libdw has parsed (units, abbreviations, line tables). Returns 0, -ENOENT
- * with a reason when BIN has no DWARF (neither .debug_info nor
- * .zdebug_info: stripped, or built with -ldflags=-w), or -EINVAL with a
- * reason when libdw cannot read it. Not thread-safe.
+ * libdw has parsed (units, abbreviations, line tables). The DWARF of the
+ * binary itself, or of its separate debug file (gobin/debug_file.h): the
+ * one BIN->debug_file_name names, else one found where gdb looks when the
+ * binary has none. Returns 0, -ENOENT with a reason when there is no DWARF
+ * (neither .debug_info nor .zdebug_info: stripped, or built with
+ * -ldflags=-w, and no debug file), or another negative errno with a reason
+ * when it cannot be read. Not thread-safe.
  */
 int go_binary__dwarf(const struct go_binary *bin, Dwarf **out);
 
