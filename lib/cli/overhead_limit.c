@@ -227,7 +227,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	budget = l->pct / 100 * 1e9;	/* ns per second */
 	if (total <= budget)
 		goto out;
-	n = choose(l, total, budget / 2);
+	n = choose(l, total, budget / 4);
 	if (n < 0) {
 		err = n;
 		goto out;

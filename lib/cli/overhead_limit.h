@@ -10,9 +10,11 @@
  * index (a counter, a function, a plan) by kind of site (bpf/overhead.h).
  * Ten times a second, the rate of each index times what its hits cost is
  * what the target spends in its probes; when the sum is over PCT% of one
- * CPU, the most costly indexes are detached until the rest cost half of
- * PCT (rates measured while the target is slowed down understate what
- * they become once it is not; the next checks detach more if need be).
+ * CPU, the most costly indexes are detached until the rest cost a quarter
+ * of PCT: rates measured while the target is slowed down understate what
+ * they become once it is not (the next checks detach more if need be),
+ * and a hit in a busy program costs more than in the calibration's loop
+ * (caches, other threads).
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link:
  * the kept probes are attached anew with COOKIE_EPOCH flipped, the BPF

@@ -72,17 +72,51 @@ test_http_server() {
 	fi
 }
 
-# best_rate NAME URL: the better rate of two runs of RATE_REQUESTS.
-best_rate() {
-	local a b
-	a=$(ab_run "$1-1" "$2" "$RATE_REQUESTS")
-	b=$(ab_run "$1-2" "$2" "$RATE_REQUESTS")
-	awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { print (a > b ? a : b) }'
+# rates NAME URL N: the rates of N runs of RATE_REQUESTS, one a line.
+rates() {
+	local i r
+	for i in $(seq "$3"); do
+		r=$(ab_run "$1-$i" "$2" "$RATE_REQUESTS")
+		echo "${r##* }"
+	done
+}
+
+# median: of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# limit_trial URL SPID OUT: one trial of --max-overhead 5 on the server:
+# untraced rates, the tool attached and settled, traced rates, the tool
+# gone, untraced rates again. Prints "EXIT TRACED UNTRACED ROUNDS"
+# (medians, in requests per second).
+limit_trial() {
+	local url=$1 spid=$2 out=$3 tpid rounds before rc traced untraced
+	rates untraced-before "$url" 3 >"$out.untraced"
+	"$TOOL" --max-overhead 5 -p "$spid" '*' >"$out.count" 2>"$out.err" &
+	tpid=$!
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$out.count" 2>/dev/null && break
+		sleep 0.1
+	done
+	# Load until a run of requests makes the tool detach nothing more.
+	for rounds in $(seq 10); do
+		before=$(grep -c 'detached' "$out.err")
+		ab_run settle "$url" "$RATE_REQUESTS" >/dev/null
+		[[ $(grep -c 'detached' "$out.err") == "$before" ]] && break
+	done
+	traced=$(rates traced "$url" 5 | median)
+	kill -INT "$tpid"
+	wait "$tpid"
+	rc=$?
+	rates untraced-after "$url" 3 >>"$out.untraced"
+	untraced=$(median <"$out.untraced")
+	echo "$rc $traced $untraced $rounds"
 }
 
 test_max_overhead() {
-	local f=$FIX/httpd-go1.27-stripped out=$TMP/httpd-limit spid addr tpid
-	local untraced traced rounds before rc
+	local f=$FIX/httpd-go1.27-stripped out=$TMP/httpd-limit spid addr
+	local trial result rc traced untraced rounds tried=
 	need_file "$f" || return
 	"$f" >"$out.out" 2>&1 &
 	spid=$!
@@ -96,30 +130,27 @@ test_max_overhead() {
 		kill "$spid" 2>/dev/null
 		return
 	fi
-	untraced=$(best_rate untraced "http://$addr/")
-	"$TOOL" --max-overhead 5 -p "$spid" '*' >"$out.count" 2>"$out.err" &
-	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.count" 2>/dev/null && break
-		sleep 0.1
+	# A shared 2-CPU VM: a rate varies by 20% from run to run, more when
+	# a neighbour is busy, and the server gets faster as it warms up (over
+	# some 30,000 requests). So: a warm-up, medians, the untraced ones
+	# taken before and after the traced ones, and a second trial when the
+	# first falls short (a tool that detached too little would cost the
+	# server most of its rate in both).
+	rates warmup "http://$addr/" 8 >/dev/null
+	for trial in 1 2; do
+		result=$(limit_trial "http://$addr/" "$spid" "$out")
+		read -r rc traced untraced rounds <<<"$result"
+		tried+="trial $trial: exit $rc, $traced req/s traced, $untraced untraced; "
+		[[ $rc -eq 0 ]] && grep -q 'over --max-overhead 5%: [0-9]* probed functions detached' "$out.err" &&
+			awk -v t="$traced" -v u="$untraced" 'BEGIN { exit !(t >= 0.9 * u) }' && break
+		rc=fail
 	done
-	# Load until a run of requests makes the tool detach nothing more.
-	for rounds in $(seq 10); do
-		before=$(grep -c 'detached' "$out.err")
-		ab_run settle "http://$addr/" "$RATE_REQUESTS" >/dev/null
-		[[ $(grep -c 'detached' "$out.err") == "$before" ]] && break
-	done
-	traced=$(best_rate traced "http://$addr/")
-	kill -INT "$tpid"
-	wait "$tpid"
-	rc=$?
 	kill -TERM "$spid"
 	wait "$spid"
-	if [[ $rc -eq 0 ]] && grep -q 'over --max-overhead 5%: [0-9]* probed functions detached' "$out.err" &&
-		awk -v t="$traced" -v u="$untraced" 'BEGIN { exit !(t >= 0.9 * u) }'; then
-		pass "gofunccount --max-overhead 5 '*' on the server: $traced req/s, untraced $untraced (settled after $rounds runs of $RATE_REQUESTS requests)"
+	if [[ $rc == 0 ]]; then
+		pass "gofunccount --max-overhead 5 '*' on the server: $traced req/s, untraced $untraced (medians; settled after $rounds runs of $RATE_REQUESTS requests; ${tried%; })"
 	else
-		fail "gofunccount --max-overhead 5 '*' on the server" "exit $rc, $traced req/s traced, $untraced untraced: $(grep -v '^gofunccount: [0-9]* left out' "$out.err" | head -3)"
+		fail "gofunccount --max-overhead 5 '*' on the server" "$tried $(grep -v '^gofunccount: [0-9]* left out' "$out.err" | head -3)"
 	fi
 }
 
