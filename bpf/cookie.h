@@ -17,7 +17,10 @@
  *               --max-overhead's accounting (bpf/overhead.h);
  *   bit  51     COOKIE_EPOCH: which attachment of the probes this is:
  *               --max-overhead replaces the links, and the BPF programs
- *               ignore the hits of the links being replaced.
+ *               ignore the hits of the links being replaced;
+ *   bit  52     COOKIE_IN_FRAME: the probe sits in a function's body with
+ *               its frame set up (an inlined copy): the return address is
+ *               above the frame pointer, not on top of the stack.
  *
  * Indexes are below 2^32: they index BPF maps, whose sizes are __u32.
  */
@@ -35,6 +38,7 @@
 #define COOKIE_TAIL		(1ULL << 49)
 #define COOKIE_STEPPED		(1ULL << 50)
 #define COOKIE_EPOCH		(1ULL << 51)
+#define COOKIE_IN_FRAME		(1ULL << 52)
 /* The flag of a site whose instruction the kernel does or does not
  * emulate. */
 #define COOKIE_COST_FLAG(emulated)	((emulated) ? 0 : COOKIE_STEPPED)
@@ -59,11 +63,12 @@ _Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
 _Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
-		 COOKIE_EPOCH) &
+		 COOKIE_EPOCH | COOKIE_IN_FRAME) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
 	       "the flag bits are apart from the index and the skip field");
 _Static_assert(__builtin_popcountll(COOKIE_G_IN_R14 | COOKIE_TAIL |
-				    COOKIE_STEPPED | COOKIE_EPOCH) == 4,
+				    COOKIE_STEPPED | COOKIE_EPOCH |
+				    COOKIE_IN_FRAME) == 5,
 	       "the flag bits are apart from each other");
 
 #endif

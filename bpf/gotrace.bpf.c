@@ -186,16 +186,17 @@ static __always_inline bool filter_passes(const struct trace_event *e,
 	return any;
 }
 
-/* The PC, the return address at SP (the probes sit where the frame is not
- * set up or already torn down), then the frame pointer chain. */
+/* The PC, the return address at SP where the frame is not set up or
+ * already torn down (an entry, an exit), then the frame pointer chain. */
 static __always_inline void read_stack(struct trace_event *e,
-				       struct pt_regs *ctx)
+				       struct pt_regs *ctx, __u64 cookie)
 {
 	__u64 fp = ctx->bp, ret = 0, frame[2];
 	__u32 n = 1, i;
 
 	e->frames[0] = ctx->ip;
-	if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)ctx->sp) && ret)
+	if (!(cookie & COOKIE_IN_FRAME) &&
+	    !bpf_probe_read_user(&ret, sizeof(ret), (void *)ctx->sp) && ret)
 		e->frames[n++] = ret;
 	for (i = 0; i < TRACE_MAX_FRAMES - 2 && frame_pointers; i++) {
 		if (!fp || bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
@@ -263,7 +264,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->start_code = BPF_CORE_READ(task, mm, start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
-		read_stack(e, ctx);
+		read_stack(e, ctx, cookie);
 	/* only the strings the plan reads; the reader is woken when a
 	 * quarter of the ring buffer waits (it polls every 100 ms anyway):
 	 * a wake-up per event would cost more than the probe itself */

@@ -89,6 +89,8 @@ static const char doc[] =
 "<nil>; results at a tail call print <tail call>.\n"
 "-U prints the stack under each event: function+offset file:line from the\n"
 "binary's pclntab (stripped binaries too), inlined calls included.\n"
+"An entry probe fires at inlined copies too, as FUNC [inlined], values\n"
+"<optimized out>.\n"
 "Probes may name different binaries (a program and its libgo). See gotrace(8).\n"
 "\n"
 "EXAMPLES:\n"
@@ -223,16 +225,21 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 		err = func_probes__find(tb->bin, tb->path, spec.pattern,
 					env.tool.regex, &fp);
 	for (i = 0; i < fp.n && !err; i++) {
-		/* an inlined copy has no arguments in ABI places */
-		if (fp.probes[i].inlined) {
+		const struct func_probe *p = &fp.probes[i];
+
+		/* an inlined copy has no return of its own */
+		if (p->inlined && probe->ret) {
 			if (env.tool.verbose)
-				fprintf(stderr, "%s: inlined copy at 0x%llx not traced\n",
-					fp.probes[i].name,
-					(unsigned long long)fp.probes[i].site.addr);
+				fprintf(stderr, "r:%s: inlined copy at 0x%llx not traced (no return)\n",
+					p->name, (unsigned long long)p->site.addr);
 			continue;
 		}
-		err = trace_plan_set__add(s, tb->bin, tb->dw, probe, &fp.probes[i],
-					  &tb->sites);
+		if (p->inlined)
+			err = trace_plan_set__add_inlined(s, tb->bin, probe, p,
+							  &tb->sites);
+		else
+			err = trace_plan_set__add(s, tb->bin, tb->dw, probe, p,
+						  &tb->sites);
 	}
 	if (!err)
 		err = left_out__add_probes(&s->left_out, &fp);
@@ -347,7 +354,7 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 static void print_event(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row)
 {
-	char comm[17], tbuf[32] = "", goid[24] = "-", *msg;
+	char comm[17], tbuf[32] = "", goid[24] = "-", func[4096], *msg;
 
 	msg = format_message(pr, e, row);
 	if (!msg)
@@ -377,6 +384,8 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		json_print_string(stdout, comm);
 		printf(",\"func\":");
 		json_print_string(stdout, row->func);
+		if (row->inlined)
+			printf(",\"inlined\":true");
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
 		if (env.user_stack) {
@@ -393,8 +402,10 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf("%-14s ", tbuf);
 		else if (env.tool.timestamp)
 			printf("%-8s ", tbuf);
+		snprintf(func, sizeof(func), "%s%s", row->func,
+			 row->inlined ? " [inlined]" : "");
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
-		       comm, row->func, msg);
+		       comm, func, msg);
 		if (env.user_stack) {
 			print_stack(binary_for(row->bin), stdout, e);
 			putchar('\n');

@@ -460,3 +460,23 @@ long pclntab__func_index(const struct pclntab *tab, uint64_t pc)
 		return (long)lo;
 	return -1;
 }
+
+int pclntab__frame_size_at(const struct pclntab *tab, uint64_t pc,
+			   int32_t *size)
+{
+	struct pclntab_func_tables t;
+	struct pclntab_pcvalue it;
+	long i = pclntab__func_index(tab, pc);
+	int err;
+
+	if (i < 0 || pclntab__func_tables(tab, (size_t)i, &t) || !t.pcsp)
+		return -ENOENT;
+	pclntab_pcvalue__init(&it, tab, (size_t)i, t.pcsp);
+	while ((err = pclntab_pcvalue__next(&it)) > 0) {
+		if (pc >= it.pc && pc < it.end) {
+			*size = it.val;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

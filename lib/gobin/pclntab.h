@@ -65,6 +65,11 @@ void pclntab__free(struct pclntab *tab);
  */
 int pclntab__func_args(const struct pclntab *tab, size_t i, int32_t *args);
 
+/* The frame size (pcsp: SP's distance below where it was at entry) at
+ * PC, into *SIZE: 0, or -ENOENT when no function or table says. */
+int pclntab__frame_size_at(const struct pclntab *tab, uint64_t pc,
+			   int32_t *size);
+
 /* The index of the function whose code holds PC, or -1. */
 long pclntab__func_index(const struct pclntab *tab, uint64_t pc);
 

@@ -69,6 +69,9 @@ void left_out__print(const struct left_out *lo, FILE *f, const char *tool,
 				    "functions whose code cannot be decoded" },
 		[LEFT_OUT_NO_RETURN] = { "function that never returns",
 					 "functions that never return" },
+		[LEFT_OUT_INLINED_FILTER] = {
+			"inlined copy whose arguments a filter cannot test",
+			"inlined copies whose arguments a filter cannot test" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -20,6 +20,7 @@ enum left_out_why {
 	LEFT_OUT_INLINE_TREE,	/* its inline tree cannot be walked */
 	LEFT_OUT_CODE,		/* its code cannot be read or decoded */
 	LEFT_OUT_NO_RETURN,	/* it never returns */
+	LEFT_OUT_INLINED_FILTER, /* an inlined copy a filter cannot test */
 	LEFT_OUT_NWHY,
 };
 

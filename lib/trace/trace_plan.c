@@ -7,6 +7,7 @@
 #include "core/mem.h"
 #include "probe/call_sites.h"
 #include "goabi/go_abi.h"
+#include "gobin/pclntab.h"
 #include "trace/trace_plan.h"
 #include "cookie.h"
 
@@ -842,6 +843,50 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 out:
 	call_sites__free(&cs);
 	return err;
+}
+
+int trace_plan_set__add_inlined(struct trace_plan_set *s,
+				const struct go_binary *bin,
+				const struct trace_probe *probe,
+				const struct func_probe *p,
+				struct uprobe_list *sites)
+{
+	uint64_t flags = COOKIE_COST_FLAG(p->site.emulated);
+	struct trace_src *src;
+	int32_t frame;
+	size_t idx, i;
+	int err;
+
+	if (probe->nterms)
+		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
+				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
+				     p->name, (unsigned long long)p->site.addr);
+	err = plan_set__add_row(s, p->name, probe, &idx);
+	if (err)
+		return err;
+	s->rows[idx].bin = bin;
+	s->rows[idx].inlined = true;
+	for (i = 0; i < probe->nconvs; i++) {
+		src = &s->rows[idx].src[i];
+		src->unreadable = "<optimized out>";
+		src->str = -1;
+		src->type_word = -1;
+	}
+	if (s->verbose)
+		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,
+			(unsigned long long)p->site.addr,
+			probe_site_kind__str(p->site.kind));
+	/* the frame of the code the copy is in is set up, unless pcsp says
+	 * it has none there (where nothing says, no return address is read
+	 * off the stack: a frame missing from -U, never a wrong one) */
+	if (!bin->pclntab ||
+	    pclntab__frame_size_at(bin->pclntab, p->site.addr, &frame) ||
+	    frame)
+		flags |= COOKIE_IN_FRAME;
+	gt_error_clear();
+	/* g from TLS: the copy's code is its caller's, whatever its ABI */
+	return uprobe_list__add(sites, p->offset,
+				COOKIE_MAKE(idx, p->site.skip_flags, flags));
 }
 
 void trace_row__value(const struct trace_row *row, size_t i,

@@ -50,6 +50,7 @@ struct trace_src {
 /* One traced function of one probe: plans[i] in the BPF map. */
 struct trace_row {
 	char *func;
+	bool inlined;			/* an inlined copy of func */
 	const struct go_binary *bin;	/* the function's binary */
 	const struct trace_probe *probe;
 	struct trace_src src[TRACE_PROBE_MAX_ARGS];
@@ -77,6 +78,19 @@ struct trace_plan_set {
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites);
+/*
+ * The same for P, an inlined copy (an entry probe: a copy has no return of
+ * its own): the probe fires at the copy's first instruction, and the
+ * values of the format print as <optimized out>, Go having recorded no
+ * place for them that gotrace reads yet. A copy a filter would have to
+ * test is added to S->left_out instead.
+ */
+int trace_plan_set__add_inlined(struct trace_plan_set *s,
+				const struct go_binary *bin,
+				const struct trace_probe *probe,
+				const struct func_probe *p,
+				struct uprobe_list *sites);
+
 void trace_plan_set__free(struct trace_plan_set *s);
 
 /*

@@ -507,6 +507,57 @@ stack_run args-go1.25-cgo text
 stack_run args-gccgo text
 stack_run args-go1.19-default json -j
 
+# Inlined copies: main.stackMiddle is inlined into both of its callers. An
+# entry probe on it fires at each copy, FUNC is marked inlined, its
+# argument (no place recorded) is <optimized out>, and -U's stack is the
+# fixture's own from the inlined frame on: STACK lines that go through
+# main.stackMiddle (inlined), one per call.
+cat >"$TMP/inlined.py" <<'PY'
+import json, sys
+truth, out = sys.argv[1:3]
+want = []
+for line in open(truth):
+    t = line.split()
+    if not t or t[0] != "STACK" or "main.stackMiddle" not in t:
+        continue
+    frames, i = [], t.index("main.stackMiddle")
+    while i < len(t):
+        inlined = t[i + 1] == "(inlined)"
+        where = t[i + 2 if inlined else i + 1]
+        frames.append((t[i], where.rpartition(":")[2], inlined))
+        i += 3 if inlined else 2
+    want.append(frames)
+got = []
+for line in open(out):
+    e = json.loads(line)
+    if e.get("inlined") is not True or e["msg"] != "<optimized out>":
+        print("  not an inlined copy's event:", line.strip())
+        sys.exit(1)
+    got.append([(f.get("func"), str(f.get("line")), f.get("inlined")) for f in e["stack"]])
+if not want or sorted(got) != sorted(want):
+    print("  fixture:", want)
+    print("  gotrace:", got)
+    sys.exit(1)
+print("  %d calls through inlined copies" % len(got))
+PY
+inlined_run() {
+	local f=$FIX/$1 out=$TMP/inl-$1.out truth=$TMP/inl-$1.truth
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -j -U -c "$f $truth" 'main.stackMiddle "%d" goarg1' \
+		>"$out" 2>"$out.err"; then
+		fail "inlined copies $1" "gotrace failed: $(head -3 "$out.err")"
+	elif python3 "$TMP/inlined.py" "$truth" "$out" >"$out.cmp"; then
+		pass "inlined copies $1: main.stackMiddle [inlined] at each copy, <optimized out>, the fixture's stacks ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
+	else
+		fail "inlined copies $1" "$(cat "$out.cmp")"
+	fi
+}
+for v in 15 21 27; do
+	inlined_run "args-go1.$v-default"
+	inlined_run "args-go1.$v-stripped"
+done
+inlined_run args-go1.23-pie
+
 # Real stripped third-party binaries: esbuild opens its input read-only
 # and its output with O_WRONLY|O_CREAT|O_TRUNC (0x241), and (register ABI)
 # os.(*File).Write returns the output file's size.
