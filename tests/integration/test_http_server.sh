@@ -23,6 +23,21 @@ ab_run() {
 	     END { print c + 0, f + 0, r + 0 }' "$TMP/$1.ab"
 }
 
+# start_server NAME OUT: start the fixture, its output in OUT.out; sets
+# spid and addr (127.0.0.1:PORT), or fails test NAME and returns 1.
+start_server() {
+	"$FIX/httpd-go1.27-stripped" >"$2.out" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$2.out")
+		[[ -n $addr ]] && return 0
+		sleep 0.1
+	done
+	fail "$1" "the server did not start: $(head -2 "$2.out")"
+	kill "$spid" 2>/dev/null
+	return 1
+}
+
 test_http_server() {
 	local f=$FIX/httpd-go1.27-stripped out=$TMP/httpd spid addr tpid
 	local untraced traced served count
@@ -31,18 +46,7 @@ test_http_server() {
 		fail "http server" "ab (ApacheBench) is missing: scripts/setup-deps.sh installs apache2-utils"
 		return
 	fi
-	"$f" >"$out.out" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$out.out")
-		[[ -n $addr ]] && break
-		sleep 0.1
-	done
-	if [[ -z $addr ]]; then
-		fail "http server" "the server did not start: $(head -2 "$out.out")"
-		kill "$spid" 2>/dev/null
-		return
-	fi
+	start_server "http server" "$out" || return
 	untraced=$(ab_run untraced "http://$addr/")
 
 	"$TOOL" -p "$spid" '*' >"$out.count" 2>"$out.err" &
@@ -118,18 +122,7 @@ test_max_overhead() {
 	local f=$FIX/httpd-go1.27-stripped out=$TMP/httpd-limit spid addr
 	local trial result rc traced untraced rounds tried=
 	need_file "$f" || return
-	"$f" >"$out.out" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$out.out")
-		[[ -n $addr ]] && break
-		sleep 0.1
-	done
-	if [[ -z $addr ]]; then
-		fail "http server --max-overhead" "the server did not start"
-		kill "$spid" 2>/dev/null
-		return
-	fi
+	start_server "http server --max-overhead" "$out" || return
 	# A shared 2-CPU VM: a rate varies by 20% from run to run, more when
 	# a neighbour is busy, and the server gets faster as it warms up (over
 	# some 30,000 requests). So: a warm-up, medians, the untraced ones
