@@ -41,8 +41,8 @@ struct insn {
 	bool direct;		/* target is known (relative branch or call) */
 	uint64_t target;
 	bool emulated;
-	bool writes_only_flags;	/* no register but EFLAGS changes */
 	bool cmp_stackguard_r14;	/* cmp against 0x10(%r14) */
+	bool writes_sp;		/* push, or an ALU op or lea into RSP */
 };
 
 struct code {
@@ -81,6 +81,27 @@ static bool insn_writes_only_flags(csh cs, const cs_insn *ci)
 		if (wr[i] != X86_REG_EFLAGS)
 			return false;
 	return true;
+}
+
+/* Does CI move SP the way a frame is set up: push, or sub/add/lea/mov
+ * into RSP? (Go's stack check computes into a scratch register, never
+ * RSP.) */
+static bool insn_writes_sp(const cs_insn *ci)
+{
+	const cs_x86 *x86 = &ci->detail->x86;
+
+	switch (ci->id) {
+	case X86_INS_PUSH:
+		return true;
+	case X86_INS_SUB:
+	case X86_INS_ADD:
+	case X86_INS_LEA:
+	case X86_INS_MOV:
+		return x86->op_count >= 1 && x86->operands[0].type == X86_OP_REG &&
+		       x86->operands[0].reg == X86_REG_RSP;
+	default:
+		return false;
+	}
 }
 
 /* Is CI `cmp 0x10(%r14),REG`: the stack check of register-ABI Go code,
@@ -127,8 +148,8 @@ static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
 		     x86->operands[0].type == X86_OP_IMM;
 	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
 	in->emulated = uprobe_insn__emulated(c->ci->bytes, c->ci->size);
-	in->writes_only_flags = insn_writes_only_flags(c->cs, c->ci);
 	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(c->ci);
+	in->writes_sp = insn_writes_sp(c->ci);
 	return true;
 }
 
@@ -186,6 +207,9 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	int i;
 
 	for (i = 0; i < PROLOGUE_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
+		/* the frame is being set up: the prologue's checks are over */
+		if (found && in.writes_sp)
+			break;
 		if (in.cls == INSN_JCC) {
 			if (in.direct && code__is_morestack_tail(c, in.target)) {
 				check = in;
@@ -249,7 +273,8 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 			break;
 		if (in.cls != INSN_PLAIN)
 			return false;
-		only_flags &= in.writes_only_flags;
+		/* of the instruction just decoded, in c->ci */
+		only_flags &= insn_writes_only_flags(c->cs, c->ci);
 		addr = in.next;
 	}
 	if (!code__runs_once_to(c, in.addr))
