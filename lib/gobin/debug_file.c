@@ -11,7 +11,6 @@ struct debug_file {
 	Dwfl *dwfl;		/* a file libdwfl found, which it owns */
 	struct elf_file *named;	/* or a file the user named */
 	Dwarf *dwarf;		/* of a named file */
-	char *path;
 };
 
 /* The places libdwfl searches by name (besides the build ID's path):
@@ -56,7 +55,6 @@ static int open_named(const struct elf_file *ef, const char *named,
  * offline module, and its DWARF asked for. */
 static int find(const struct elf_file *ef, struct debug_file *df, Dwarf **dw)
 {
-	const char *debug_name = NULL;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
 
@@ -76,10 +74,6 @@ static int find(const struct elf_file *ef, struct debug_file *df, Dwarf **dw)
 	if (!*dw)
 		return gt_error(-ENOENT, "%s has no DWARF (stripped?), and no debug file was found (/usr/lib/debug/.build-id, .gnu_debuglink)",
 				ef->path);
-	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debug_name);
-	df->path = strdup(debug_name ? debug_name : ef->path);
-	if (!df->path)
-		return gt_error(-ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -96,8 +90,6 @@ int debug_file__open(const struct elf_file *ef, const char *named,
 	if (named) {
 		err = open_named(ef, named, df);
 		*dw = df->dwarf;
-		if (!err && !(df->path = strdup(named)))
-			err = gt_error(-ENOMEM, "out of memory");
 	} else {
 		err = find(ef, df, dw);
 	}
@@ -110,11 +102,6 @@ int debug_file__open(const struct elf_file *ef, const char *named,
 	return 0;
 }
 
-const char *debug_file__path(const struct debug_file *df)
-{
-	return df->path;
-}
-
 void debug_file__close(struct debug_file *df)
 {
 	if (!df)
@@ -123,6 +110,5 @@ void debug_file__close(struct debug_file *df)
 	elf_file__close(df->named);
 	if (df->dwfl)
 		dwfl_end(df->dwfl);
-	free(df->path);
 	free(df);
 }

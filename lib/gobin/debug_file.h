@@ -28,9 +28,6 @@ struct debug_file;
 int debug_file__open(const struct elf_file *ef, const char *named,
 		     struct debug_file **out, Dwarf **dw);
 
-/* The file's path, for messages. */
-const char *debug_file__path(const struct debug_file *df);
-
 void debug_file__close(struct debug_file *df);
 
 #endif

@@ -236,11 +236,6 @@ void uprobes__detach(struct uprobes *u)
 	free(u);
 }
 
-size_t uprobes__count(const struct uprobes *u)
-{
-	return u ? u->list.n : 0;
-}
-
 int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx)
 {
 	size_t i;

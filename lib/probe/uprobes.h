@@ -50,9 +50,6 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);
 
-/* How many probes U has attached (0 for NULL). */
-size_t uprobes__count(const struct uprobes *u);
-
 /*
  * Detach some of U's probes while the others stay attached, without a
  * moment when one of those is missing (lib/probe/overhead.h). KEEP(CTX,
