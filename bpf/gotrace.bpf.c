@@ -39,6 +39,12 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/* Bit i: words[i] has no value (faulted, behind nil, out of range). */
+static __always_inline __u32 unread(const struct trace_event *e)
+{
+	return e->word_faults | e->word_nils | e->word_oob;
+}
+
 static __always_inline void read_words(struct trace_event *e,
 				       const struct trace_plan *plan,
 				       const __u64 *regs)
@@ -48,7 +54,7 @@ static __always_inline void read_words(struct trace_event *e,
 	for (i = 0; i < TRACE_MAX_WORDS; i++) {
 		const struct trace_word *w = &plan->words[i];
 		__u64 v = 0, addr;
-		__u32 size = w->size, b = w->base;
+		__u32 size = w->size, b = w->base, g = w->guard;
 
 		e->words[i] = 0;
 		if (i >= plan->nwords)
@@ -61,15 +67,25 @@ static __always_inline void read_words(struct trace_event *e,
 			addr = regs[w->reg & 15];
 		} else {
 			b &= TRACE_MAX_WORDS - 1;
-			/* a pointer that could not be read, or nil */
-			if ((e->word_faults | e->word_nils) >> b & 1) {
+			/* a pointer that could not be read, nil, or past
+			 * a length */
+			if (unread(e) >> b & 1) {
 				e->word_faults |= (e->word_faults >> b & 1) << i;
 				e->word_nils |= (e->word_nils >> b & 1) << i;
+				e->word_oob |= (e->word_oob >> b & 1) << i;
 				continue;
 			}
 			addr = e->words[b];
 			if (!addr) {
 				e->word_nils |= 1U << i;
+				continue;
+			}
+		}
+		/* an element: only below the length */
+		if (g) {
+			g = (g - 1) & (TRACE_MAX_WORDS - 1);
+			if (unread(e) >> g & 1 || e->words[g] <= w->index) {
+				e->word_oob |= 1U << i;
 				continue;
 			}
 		}
@@ -95,8 +111,7 @@ static __always_inline void read_strs(struct trace_event *e,
 		e->str_len[i] = 0;
 		if (i >= plan->nstrs)
 			continue;
-		if ((e->word_faults | e->word_nils) >> pw & 1 ||
-		    (e->word_faults | e->word_nils) >> lw & 1) {
+		if (unread(e) >> pw & 1 || unread(e) >> lw & 1) {
 			e->str_faults |= 1U << i;
 			continue;
 		}
@@ -143,7 +158,7 @@ static __always_inline bool term_true(const struct trace_event *e,
 		eq = string_equal(e, plan, t);
 		return t->op == TERM_NE ? !eq : eq;
 	}
-	if ((e->word_faults | e->word_nils) >> w & 1)
+	if (unread(e) >> w & 1)
 		return false;
 	v = e->words[w] >> ((t->shift & 7) * 8);
 	if (bits && bits < 64) {
@@ -244,6 +259,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->tail = !!(cookie & COOKIE_TAIL);
 	e->word_faults = 0;
 	e->word_nils = 0;
+	e->word_oob = 0;
 	e->str_faults = 0;
 	e->nframes = 0;
 	/* at a tail JMP the results are not set: nothing to read or test */

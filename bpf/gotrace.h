@@ -22,7 +22,10 @@ enum trace_word_kind {
  * R8..R15). A WORD_MEM's BASE is register REG when BASE is TRACE_NO_BASE
  * (SP for stack arguments), else the value of the earlier word BASE: a
  * pointer being followed (req.URL.Path). When that pointer is nil the word
- * is not read and its bit is set in the event's word_nils.
+ * is not read and its bit is set in the event's word_nils. A word with a
+ * GUARD is part of an element of a slice or a string (xs[2], s[0]): it is
+ * read only when the earlier word GUARD - 1 (the length) is above INDEX,
+ * else its bit is set in word_oob; never memory past the end.
  */
 struct trace_word {
 	__u8 kind;
@@ -30,6 +33,9 @@ struct trace_word {
 	__u8 size;	/* 1..8 */
 	__u8 base;
 	__s32 offset;
+	__u8 guard;	/* 1 + the length word, or 0: none */
+	__u8 pad[3];
+	__u32 index;
 };
 
 /* A Go string or []byte: the words holding its pointer and its length;
@@ -90,6 +96,7 @@ struct trace_event {
 	__u32 tail;		/* fired at a tail JMP */
 	__u32 word_faults;	/* bit i: words[i] could not be read */
 	__u32 word_nils;	/* bit i: words[i] is behind a nil pointer */
+	__u32 word_oob;		/* bit i: words[i] is past a length */
 	__u32 str_faults;	/* bit i: strs[i] could not be read */
 	__u32 nframes;		/* -U: frames[0..nframes) */
 	char comm[16];

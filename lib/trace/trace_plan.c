@@ -19,6 +19,10 @@ struct loc {
 	const struct go_abi_value *abi;
 	int base;
 	int64_t off;
+	/* an element of a slice or string: read only below the length in
+	 * word GUARD - 1, at INDEX; GUARD 0: no such check */
+	unsigned int guard;
+	uint32_t index;
 };
 
 /* gccgo's type descriptor (libgo's runtime._type): size, ptrdata, hash,
@@ -88,7 +92,8 @@ static int add_word(struct planner *pl, struct trace_word w, int *idx)
 		const struct trace_word *o = &plan->words[i];
 
 		if (o->kind == w.kind && o->reg == w.reg && o->size == w.size &&
-		    o->base == w.base && o->offset == w.offset) {
+		    o->base == w.base && o->offset == w.offset &&
+		    o->guard == w.guard && o->index == w.index) {
 			*idx = i;
 			return 0;
 		}
@@ -115,10 +120,10 @@ static int src_add(struct planner *pl, struct trace_src *src, int word,
 }
 
 /* Memory words for bytes [0, SIZE) at (register REG, or word BASE) + OFF,
- * put at VALUE_OFFSET on in the value. */
+ * put at VALUE_OFFSET on in the value; GUARD and INDEX as in struct loc. */
 static int emit_memory(struct planner *pl, struct trace_src *src,
 		       unsigned int reg, int base, int64_t off, uint64_t size,
-		       uint64_t value_offset)
+		       uint64_t value_offset, unsigned int guard, uint32_t index)
 {
 	uint64_t k;
 	int idx, err = 0;
@@ -127,6 +132,7 @@ static int emit_memory(struct planner *pl, struct trace_src *src,
 		struct trace_word w = {
 			.kind = WORD_MEM, .reg = reg, .base = base,
 			.size = size - k < 8 ? size - k : 8, .offset = off + k,
+			.guard = guard, .index = index,
 		};
 
 		err = add_word(pl, w, &idx);
@@ -146,7 +152,8 @@ static int emit(struct planner *pl, const struct loc *l, uint64_t off,
 	int idx, err = 0;
 
 	if (!l->abi)
-		return emit_memory(pl, src, 0, l->base, start, size, 0);
+		return emit_memory(pl, src, 0, l->base, start, size, 0,
+				   l->guard, l->index);
 	for (i = 0; i < l->abi->npieces && !err; i++) {
 		const struct go_abi_piece *p = &l->abi->pieces[i];
 		uint64_t ps = p->value_offset, pe = ps + p->size;
@@ -171,7 +178,7 @@ static int emit(struct planner *pl, const struct loc *l, uint64_t off,
 			err = emit_memory(pl, src,
 					  p->kind == GO_PIECE_STACK ? GO_REG_RSP : p->reg,
 					  TRACE_NO_BASE, p->mem_offset + (lo - ps),
-					  hi - lo, lo - start);
+					  hi - lo, lo - start, 0, 0);
 			break;
 		}
 	}
@@ -276,6 +283,8 @@ static int deref(struct planner *pl, struct loc *l, const char *text)
 	l->abi = NULL;
 	l->base = idx;
 	l->off = 0;
+	/* past a guarded pointer, its word says for what it points to */
+	l->guard = 0;
 	return 0;
 }
 
@@ -284,16 +293,47 @@ static const char *type_name(const struct go_type *t)
 	return t->name ? t->name : "the value";
 }
 
-/* [N] of the array at L: a constant index, checked against its length
- * (a slice's length is only known at run time: not indexed). */
+/* [N] of the slice or string at L: the element, read in BPF only when N
+ * is below the length, which is known at run time only. */
+static int index_slice(struct planner *pl, struct loc *l,
+		       const struct trace_expr *x, unsigned long n)
+{
+	const struct go_type *elem = l->type->kind == GO_KIND_STRING ?
+				     &go_type_uint8 : l->type->elem;
+	int len, ptr, err;
+
+	if (!elem || !elem->size)
+		return gt_error(-EINVAL, "%s: '%s': elements of %s have no size",
+				pl->func, x->text, type_name(l->type));
+	if (n > UINT32_MAX || n > INT32_MAX / elem->size)
+		return gt_error(-EINVAL, "%s: '%s': index %lu too large",
+				pl->func, x->text, n);
+	err = emit_word(pl, l, 8, "a length", &len);
+	if (!err)
+		err = emit_word(pl, l, 0, "a pointer", &ptr);
+	if (err)
+		return err;
+	l->type = elem;
+	l->abi = NULL;
+	l->base = ptr;
+	l->off = (int64_t)(n * elem->size);
+	l->guard = len + 1;
+	l->index = n;
+	return 0;
+}
+
+/* [N] of the array at L: a constant index, checked against its length;
+ * of a slice or string, checked in BPF (index_slice). */
 static int index_array(struct planner *pl, struct loc *l,
 		       const struct trace_expr *x, const char *index)
 {
 	unsigned long n = strtoul(index + 1, NULL, 10);
 
+	if (l->type->kind == GO_KIND_SLICE || l->type->kind == GO_KIND_STRING)
+		return index_slice(pl, l, x, n);
 	if (l->type->kind != GO_KIND_ARRAY)
-		return gt_error(-EINVAL, "%s: '%s': %s is not an array", pl->func,
-				x->text, type_name(l->type));
+		return gt_error(-EINVAL, "%s: '%s': %s is not an array, a slice or a string",
+				pl->func, x->text, type_name(l->type));
 	if (n >= l->type->len)
 		return gt_error(-EINVAL, "%s: '%s': index %lu out of range [0, %llu)",
 				pl->func, x->text, n,
@@ -454,7 +494,8 @@ static int plan_dynamic_type(struct planner *pl, const struct loc *l,
 
 	err = emit_word(pl, l, 0, "an interface", &idx);
 	if (!err && l->type->kind == GO_KIND_IFACE)
-		err = emit_memory(pl, &tmp, 0, idx, pl->bin->is_gccgo ? 0 : 8, 8, 0);
+		err = emit_memory(pl, &tmp, 0, idx, pl->bin->is_gccgo ? 0 : 8, 8, 0,
+				  0, 0);
 	if (err)
 		return err;
 	if (tmp.nwords)
@@ -463,11 +504,11 @@ static int plan_dynamic_type(struct planner *pl, const struct loc *l,
 	if (!pl->bin->is_gccgo)
 		return 0;
 	memset(&tmp, 0, sizeof(tmp));
-	err = emit_memory(pl, &tmp, 0, idx, GCCGO_TYPE_STRING, 8, 0);
+	err = emit_memory(pl, &tmp, 0, idx, GCCGO_TYPE_STRING, 8, 0, 0, 0);
 	if (err)
 		return err;
 	name = tmp.w[0].word;
-	err = emit_memory(pl, &tmp, 0, name, 0, 16, 0);
+	err = emit_memory(pl, &tmp, 0, name, 0, 16, 0, 0, 0);
 	if (err)
 		return err;
 	ptr = tmp.w[1].word;
@@ -911,6 +952,8 @@ void trace_row__value(const struct trace_row *row, size_t i,
 		/* behind a nil itab: a nil interface, word 0 */
 		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1)
 			v->unreadable = "<fault>";
+		else if ((e->word_oob >> w) & 1)
+			v->unreadable = "<out of range>";
 		else if (!((e->word_nils >> w) & 1))
 			v->word = e->words[w];
 		/* gccgo: the name BPF read */
@@ -927,6 +970,10 @@ void trace_row__value(const struct trace_row *row, size_t i,
 
 		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1) {
 			v->unreadable = "<fault>";
+			break;
+		}
+		if ((e->word_oob >> w) & 1) {
+			v->unreadable = "<out of range>";
 			break;
 		}
 		if ((e->word_nils >> w) & 1) {

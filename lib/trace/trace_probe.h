@@ -7,7 +7,8 @@
  * ARG is goargN (the Nth Go parameter, receiver first, N from 1) or, in an
  * r: probe, goretN / retval (= goret1), or a parameter's NAME (DWARF), each
  * optionally followed by .field selectors, which follow pointers as Go
- * does (r.URL.Path), and [N] indexes of arrays, or wrapped in len() /
+ * does (r.URL.Path), and [N] indexes of arrays, slices and strings (the
+ * latter checked against the length in BPF), or wrapped in len() /
  * cap(). FILTER is comparisons
  * `ARG OP CONST` (OP one of == != < <= > >=; CONST an integer, a "string",
  * true, false or nil), or ARG alone (non-zero), or !ARG, joined by && and

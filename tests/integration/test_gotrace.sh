@@ -558,6 +558,54 @@ for v in 15 21 27; do
 done
 inlined_run args-go1.23-pie
 
+# Indexes of slices and strings, checked against the length in BPF: b[0]
+# and b[6] of sendBytes' []byte ("ping", "ping!", "x=1&y=2"), name[0] of
+# greet's string; past the length <out of range>, never memory past the
+# end; a filter on an element is false where it is out of range. The
+# expected values come from the arguments the fixture printed itself.
+cat >"$TMP/index.py" <<'PY'
+import sys
+truth, out = sys.argv[1:3]
+want = []
+for line in open(truth):
+    t = line.split()
+    if t[:1] == ["main.sendBytes"]:
+        b, n = t[1], t[3]
+        want.append("main.sendBytes %s %s %s" % (ord(b[0]), ord(b[6]) if len(b) > 6 else "<out of range>", n))
+        if b[0] == "x":
+            want.append("main.sendBytes x %s" % b)
+    elif t[:1] == ["main.greet"]:
+        want.append("main.greet %d %s" % (ord(t[1][0]), t[2]))
+got = []
+for line in open(out):
+    f = line.split(None, 5)
+    if len(f) > 5 and f[0].isdigit():
+        got.append(f[4] + " " + f[5].strip())
+if not want or sorted(got) != sorted(want):
+    print("  fixture:", sorted(want))
+    print("  gotrace:", sorted(got))
+    sys.exit(1)
+print("  %d events" % len(got))
+PY
+index_run() {
+	local f=$FIX/$1 out=$TMP/idx-$1.out truth=$TMP/idx-$1.truth
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -c "$f $truth" 'main.sendBytes "%d %d %d" b[0], b[6], n' \
+		'main.sendBytes (b[0] == 0x78 && b[6] == 0x32) "x %s" b' \
+		'main.greet "%d %d" name[0], n' >"$out" 2>"$out.err"; then
+		fail "indexes $1" "gotrace failed: $(head -3 "$out.err")"
+	elif python3 "$TMP/index.py" "$truth" "$out" >"$out.cmp"; then
+		pass "indexes $1: b[0], b[6], name[0] as the fixture's arguments, <out of range> past the length, filters on elements ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
+	else
+		fail "indexes $1" "$(cat "$out.cmp")"
+	fi
+}
+for v in 15 21 27; do
+	index_run "args-go1.$v-default"
+done
+index_run args-go1.23-pie
+index_run args-go1.25-cgo
+
 # Real stripped third-party binaries: esbuild opens its input read-only
 # and its output with O_WRONLY|O_CREAT|O_TRUNC (0x241), and (register ABI)
 # os.(*File).Write returns the output file's size.
