@@ -486,11 +486,8 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 					    bpf_map__fd(obj->maps.probe_hits),
 					    &obj->bss->probe_epoch,
 					    &obj->progs.trace_hit, 1);
-	for (i = 0; i < s->nrows && !err; i++)
-		if (bpf_map_update_elem(bpf_map__fd(obj->maps.plans), &i,
-					&s->plans[i], BPF_ANY))
-			err = gt_error(-errno, "cannot store a plan: %s",
-				       strerror(errno));
+	if (!err)
+		err = skeleton__store_array(obj->maps.plans, s->plans, s->nrows);
 	return err;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include "core/error.h"
 #include "probe/uprobes.h"
 #include "cli/skeleton.h"
@@ -35,4 +37,32 @@ int skeleton__load(struct bpf_object_skeleton *s, struct bpf_map *map,
 	}
 	err = bpf_object__load_skeleton(s);
 	return err ? load_error(err) : 0;
+}
+
+int skeleton__store_array(struct bpf_map *map, const void *values, size_t n)
+{
+	size_t size = bpf_map__value_size(map), i;
+	int fd = bpf_map__fd(map), err = 0;
+	__u32 *keys, count = n;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	if (!n)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		keys[i] = i;
+	if (bpf_map_update_batch(fd, keys, values, &count, &opts)) {
+		/* a kernel without batch updates: one at a time */
+		for (i = 0, err = 0; i < n && !err; i++)
+			if (bpf_map_update_elem(fd, &keys[i],
+						(const char *)values + i * size,
+						BPF_ANY))
+				err = gt_error(-errno, "cannot store row %zu of map %s: %s",
+					       i, bpf_map__name(map),
+					       strerror(errno));
+	}
+	free(keys);
+	return err;
 }

@@ -22,4 +22,12 @@ int skeleton__open_error(void);
 int skeleton__load(struct bpf_object_skeleton *s, struct bpf_map *map,
 		   size_t nentries);
 
+/*
+ * Store VALUES[0..N) (of the map's value size each) at keys 0..N) of the
+ * loaded array MAP: one batch update (Linux 5.6+; else element by
+ * element), so that 60,000 rows take one system call. Returns 0 or a
+ * negative errno with a reason.
+ */
+int skeleton__store_array(struct bpf_map *map, const void *values, size_t n);
+
 #endif
