@@ -540,23 +540,26 @@ if not want or sorted(got) != sorted(want):
     sys.exit(1)
 print("  %d calls through inlined copies" % len(got))
 PY
-inlined_run() {
-	local f=$FIX/$1 out=$TMP/inl-$1.out truth=$TMP/inl-$1.truth
+# checked_run NAME FIXTURE CHECK [GOTRACE ARGS...]: gotrace with ARGS on
+# FIXTURE (given its truth file), then $TMP/CHECK.py on the truth and the
+# output; NAME says what passed.
+checked_run() {
+	local name=$1 fix=$2 check=$3 f=$FIX/$2
+	local out=$TMP/$3-$2.out truth=$TMP/$3-$2.truth
+	shift 3
 	need_file "$f" || return
-	if ! timeout 120 "$TOOL" -j -U -c "$f $truth" 'main.stackMiddle "%d" goarg1' \
-		>"$out" 2>"$out.err"; then
-		fail "inlined copies $1" "gotrace failed: $(head -3 "$out.err")"
-	elif python3 "$TMP/inlined.py" "$truth" "$out" >"$out.cmp"; then
-		pass "inlined copies $1: main.stackMiddle [inlined] at each copy, <optimized out>, the fixture's stacks ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
+	if ! timeout 120 "$TOOL" -c "$f $truth" "$@" >"$out" 2>"$out.err"; then
+		fail "$check $fix" "gotrace failed: $(head -3 "$out.err")"
+	elif python3 "$TMP/$check.py" "$truth" "$out" >"$out.cmp"; then
+		pass "$check $fix: $name ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
 	else
-		fail "inlined copies $1" "$(cat "$out.cmp")"
+		fail "$check $fix" "$(cat "$out.cmp")"
 	fi
 }
-for v in 15 21 27; do
-	inlined_run "args-go1.$v-default"
-	inlined_run "args-go1.$v-stripped"
+for fix in args-go1.{15,21,27}-{default,stripped} args-go1.23-pie; do
+	checked_run "main.stackMiddle [inlined] at each copy, <optimized out>, the fixture's stacks" \
+		"$fix" inlined -j -U 'main.stackMiddle "%d" goarg1'
 done
-inlined_run args-go1.23-pie
 
 # Indexes of slices and strings, checked against the length in BPF: b[0]
 # and b[6] of sendBytes' []byte ("ping", "ping!", "x=1&y=2"), name[0] of
@@ -587,24 +590,12 @@ if not want or sorted(got) != sorted(want):
     sys.exit(1)
 print("  %d events" % len(got))
 PY
-index_run() {
-	local f=$FIX/$1 out=$TMP/idx-$1.out truth=$TMP/idx-$1.truth
-	need_file "$f" || return
-	if ! timeout 120 "$TOOL" -c "$f $truth" 'main.sendBytes "%d %d %d" b[0], b[6], n' \
+for fix in args-go1.{15,21,27}-default args-go1.23-pie args-go1.25-cgo; do
+	checked_run "b[0], b[6], name[0] as the fixture's arguments, <out of range> past the length, filters on elements" \
+		"$fix" index 'main.sendBytes "%d %d %d" b[0], b[6], n' \
 		'main.sendBytes (b[0] == 0x78 && b[6] == 0x32) "x %s" b' \
-		'main.greet "%d %d" name[0], n' >"$out" 2>"$out.err"; then
-		fail "indexes $1" "gotrace failed: $(head -3 "$out.err")"
-	elif python3 "$TMP/index.py" "$truth" "$out" >"$out.cmp"; then
-		pass "indexes $1: b[0], b[6], name[0] as the fixture's arguments, <out of range> past the length, filters on elements ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
-	else
-		fail "indexes $1" "$(cat "$out.cmp")"
-	fi
-}
-for v in 15 21 27; do
-	index_run "args-go1.$v-default"
+		'main.greet "%d %d" name[0], n'
 done
-index_run args-go1.23-pie
-index_run args-go1.25-cgo
 
 # Real stripped third-party binaries: esbuild opens its input read-only
 # and its output with O_WRONLY|O_CREAT|O_TRUNC (0x241), and (register ABI)
