@@ -30,3 +30,35 @@ int x86_disasm__handle(bool detail, csh *out)
 	*out = cs;
 	return 0;
 }
+
+enum x86_flow x86_insn__flow(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_JMP:
+	case X86_INS_LJMP:
+		return X86_FLOW_JMP;
+	case X86_INS_JA: case X86_INS_JAE: case X86_INS_JB: case X86_INS_JBE:
+	case X86_INS_JE: case X86_INS_JNE: case X86_INS_JG: case X86_INS_JGE:
+	case X86_INS_JL: case X86_INS_JLE: case X86_INS_JO: case X86_INS_JNO:
+	case X86_INS_JP: case X86_INS_JNP: case X86_INS_JS: case X86_INS_JNS:
+	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
+	case X86_INS_XBEGIN:	/* goes to its abort handler on an abort */
+	/* branches too, although capstone 5 leaves them out of its jump
+	 * group */
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+		return X86_FLOW_JCC;
+	case X86_INS_CALL:
+	case X86_INS_LCALL:
+		return X86_FLOW_CALL;
+	case X86_INS_RET: case X86_INS_RETF: case X86_INS_RETFQ:
+	case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ:
+	case X86_INS_INT: case X86_INS_INT1: case X86_INS_INT3:
+	case X86_INS_INTO: case X86_INS_UD2: case X86_INS_HLT:
+	case X86_INS_SYSCALL: case X86_INS_SYSENTER:
+	case X86_INS_SYSEXIT: case X86_INS_SYSEXITQ:
+	case X86_INS_SYSRET: case X86_INS_SYSRETQ:
+		return X86_FLOW_STOP;
+	default:
+		return X86_FLOW_PLAIN;
+	}
+}

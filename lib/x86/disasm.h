@@ -18,4 +18,25 @@
  */
 int x86_disasm__handle(bool detail, csh *out);
 
+/* What an instruction does to the flow of control. */
+enum x86_flow {
+	X86_FLOW_PLAIN,	/* falls through to the next instruction */
+	X86_FLOW_JCC,	/* conditional: jcc, jrcxz, loop, xbegin */
+	X86_FLOW_JMP,
+	X86_FLOW_CALL,
+	/* ret, int3, ud2, hlt, int, syscall...: nothing we know follows.
+	 * System calls are here because capstone groups them with int:
+	 * no probe site is chosen past one. */
+	X86_FLOW_STOP,
+};
+
+/*
+ * The flow of the instruction whose capstone id is ID (X86_INS_*): what
+ * capstone's groups say (jump, call, ret, int, iret), from the id alone,
+ * so that decodes without operands know it too; and loop, a conditional
+ * jump outside capstone 5's jump group. A unit test holds it to the groups
+ * over every instruction of whole binaries.
+ */
+enum x86_flow x86_insn__flow(unsigned int id);
+
 #endif

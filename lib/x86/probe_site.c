@@ -25,29 +25,24 @@
 /* The morestack tail: spills, the call, reloads, the jmp back. */
 #define TAIL_MAX_INSNS		40
 
-enum insn_class {
-	INSN_PLAIN,	/* falls through to the next instruction */
-	INSN_JCC,
-	INSN_JMP,
-	INSN_CALL,
-	INSN_STOP,	/* ret, int3, ud2, hlt...: no fall-through we know */
-};
-
 struct insn {
 	uint64_t addr;
 	uint64_t next;		/* address of the following instruction */
 	unsigned int id;	/* X86_INS_* */
-	enum insn_class cls;
+	enum x86_flow flow;
 	bool direct;		/* target is known (relative branch or call) */
 	uint64_t target;
 	bool emulated;
+	/* Known only when decoded with operands (code__insn_at): */
 	bool cmp_stackguard_r14;	/* cmp against 0x10(%r14) */
 	bool writes_sp;		/* push, or an ALU op or lea into RSP */
 };
 
 struct code {
-	csh cs;
-	cs_insn *ci;
+	csh cs;			/* with operands */
+	cs_insn *ci;		/* its last instruction */
+	csh plain_cs;		/* without */
+	cs_insn *plain_ci;
 	const uint8_t *bytes;
 	size_t len;
 	uint64_t entry;		/* address of bytes[0] */
@@ -55,18 +50,10 @@ struct code {
 	void *ctx;
 };
 
-static enum insn_class insn_classify(csh cs, const cs_insn *ci)
+static bool flow_branches(enum x86_flow flow)
 {
-	if (cs_insn_group(cs, ci, X86_GRP_JUMP))
-		return ci->id == X86_INS_JMP ? INSN_JMP : INSN_JCC;
-	if (cs_insn_group(cs, ci, X86_GRP_CALL))
-		return INSN_CALL;
-	if (cs_insn_group(cs, ci, X86_GRP_RET) ||
-	    cs_insn_group(cs, ci, X86_GRP_INT) ||
-	    cs_insn_group(cs, ci, X86_GRP_IRET) ||
-	    ci->id == X86_INS_UD2 || ci->id == X86_INS_HLT)
-		return INSN_STOP;
-	return INSN_PLAIN;
+	return flow == X86_FLOW_JCC || flow == X86_FLOW_JMP ||
+	       flow == X86_FLOW_CALL;
 }
 
 /* Does CI write no register but EFLAGS? Unknown counts as no. */
@@ -123,12 +110,11 @@ static bool insn_cmp_stackguard_r14(const cs_insn *ci)
 	return false;
 }
 
-/* Decode the instruction at ADDR. False when ADDR lies outside the code or
- * its bytes are not an instruction. */
-static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
+/* Decode the instruction at ADDR with CS into CI. */
+static bool code__decode(const struct code *c, uint64_t addr, csh cs,
+			 cs_insn *ci)
 {
 	const uint8_t *p;
-	const cs_x86 *x86;
 	uint64_t a = addr;
 	size_t n;
 
@@ -136,20 +122,46 @@ static bool code__insn_at(struct code *c, uint64_t addr, struct insn *in)
 		return false;
 	p = c->bytes + (addr - c->entry);
 	n = c->len - (addr - c->entry);
-	if (!cs_disasm_iter(c->cs, &p, &n, &a, c->ci))
+	return cs_disasm_iter(cs, &p, &n, &a, ci);
+}
+
+/*
+ * Decode the instruction at ADDR into IN. With OPERANDS, all of IN, and
+ * c->ci keeps the instruction for the caller; without, a branch or call
+ * alone is decoded with its operands, for its target: capstone formats
+ * the operands of every instruction it decodes with them, which costs
+ * more than the decoding. False when ADDR lies outside the code or its
+ * bytes are not an instruction.
+ */
+static bool code__insn_at(struct code *c, uint64_t addr, bool operands,
+			  struct insn *in)
+{
+	const cs_insn *ci = operands ? c->ci : c->plain_ci;
+	const cs_x86 *x86;
+
+	if (!code__decode(c, addr, operands ? c->cs : c->plain_cs,
+			  operands ? c->ci : c->plain_ci))
 		return false;
-	x86 = &c->ci->detail->x86;
-	in->addr = addr;
-	in->next = a;
-	in->id = c->ci->id;
-	in->cls = insn_classify(c->cs, c->ci);
-	in->direct = (in->cls == INSN_JCC || in->cls == INSN_JMP ||
-		      in->cls == INSN_CALL) && x86->op_count == 1 &&
+	*in = (struct insn){
+		.addr = addr,
+		.next = addr + ci->size,
+		.id = ci->id,
+		.flow = x86_insn__flow(ci->id),
+		.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
+	};
+	if (!operands && flow_branches(in->flow)) {
+		if (!code__decode(c, addr, c->cs, c->ci))
+			return false;
+		ci = c->ci;
+	} else if (!operands) {
+		return true;
+	}
+	x86 = &ci->detail->x86;
+	in->direct = flow_branches(in->flow) && x86->op_count == 1 &&
 		     x86->operands[0].type == X86_OP_IMM;
 	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
-	in->emulated = uprobe_insn__emulated(c->ci->bytes, c->ci->size);
-	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(c->ci);
-	in->writes_sp = insn_writes_sp(c->ci);
+	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(ci);
+	in->writes_sp = insn_writes_sp(ci);
 	return true;
 }
 
@@ -163,8 +175,9 @@ static bool code__is_morestack_tail(struct code *c, uint64_t addr)
 	const char *name;
 	int i;
 
-	for (i = 0; i < TAIL_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
-		if (in.cls == INSN_CALL) {
+	for (i = 0; i < TAIL_MAX_INSNS && code__insn_at(c, addr, false, &in);
+	     i++) {
+		if (in.flow == X86_FLOW_CALL) {
 			/* a bounds check's block calls runtime.panicIndex
 			 * first, and may fall into the morestack tail */
 			name = in.direct ? c->name_at(c->ctx, in.target) : NULL;
@@ -172,9 +185,9 @@ static bool code__is_morestack_tail(struct code *c, uint64_t addr)
 			    strncmp(name, prefix, sizeof(prefix) - 1))
 				return false;
 			called = true;
-		} else if (in.cls == INSN_JMP) {
+		} else if (in.flow == X86_FLOW_JMP) {
 			return called && in.direct && in.target == c->entry;
-		} else if (in.cls == INSN_STOP) {
+		} else if (in.flow == X86_FLOW_STOP) {
 			return false;
 		}
 		addr = in.next;
@@ -206,17 +219,18 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	bool found = false, r14 = false, r14_before = false;
 	int i;
 
-	for (i = 0; i < PROLOGUE_MAX_INSNS && code__insn_at(c, addr, &in); i++) {
+	for (i = 0; i < PROLOGUE_MAX_INSNS && code__insn_at(c, addr, true, &in);
+	     i++) {
 		/* the frame is being set up: the prologue's checks are over */
 		if (found && in.writes_sp)
 			break;
-		if (in.cls == INSN_JCC) {
+		if (in.flow == X86_FLOW_JCC) {
 			if (in.direct && code__is_morestack_tail(c, in.target)) {
 				check = in;
 				found = true;
 				r14_before = r14;
 			}
-		} else if (in.cls != INSN_PLAIN) {
+		} else if (in.flow != X86_FLOW_PLAIN) {
 			break;
 		}
 		r14 |= in.cmp_stackguard_r14;
@@ -242,12 +256,14 @@ static bool code__runs_once_to(struct code *c, uint64_t addr)
 	uint64_t a = c->entry;
 	struct insn in;
 
+	/* (entry, entry] is empty */
+	if (addr == c->entry)
+		return true;
 	while (a - c->entry < c->len) {
-		if (!code__insn_at(c, a, &in))
+		if (!code__insn_at(c, a, false, &in))
 			return false;
-		if (in.cls == INSN_JMP || in.cls == INSN_JCC ||
-		    in.cls == INSN_CALL) {
-			if (!in.direct && in.cls != INSN_CALL)
+		if (flow_branches(in.flow)) {
+			if (!in.direct && in.flow != X86_FLOW_CALL)
 				return false;
 			if (in.direct && in.target > c->entry &&
 			    in.target <= addr)
@@ -267,11 +283,11 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 	struct insn in;
 
 	for (;;) {
-		if (!code__insn_at(c, addr, &in))
+		if (!code__insn_at(c, addr, true, &in))
 			return false;
 		if (in.emulated)
 			break;
-		if (in.cls != INSN_PLAIN)
+		if (in.flow != X86_FLOW_PLAIN)
 			return false;
 		/* of the instruction just decoded, in c->ci */
 		only_flags &= insn_writes_only_flags(c->cs, c->ci);
@@ -314,15 +330,21 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 		return gt_error(-EINVAL, "code at 0x%llx wraps around",
 				(unsigned long long)addr);
 	err = x86_disasm__handle(true, &c.cs);
+	if (!err)
+		err = x86_disasm__handle(false, &c.plain_cs);
 	if (err)
 		return err;
 	c.ci = cs_malloc(c.cs);
-	if (!c.ci)
-		return gt_error(-ENOMEM, "out of memory");
-	if (!code__find_stack_check(&c, site))
+	c.plain_ci = cs_malloc(c.plain_cs);
+	if (!c.ci || !c.plain_ci)
+		err = gt_error(-ENOMEM, "out of memory");
+	else if (!code__find_stack_check(&c, site))
 		code__find_emulated(&c, site);
-	cs_free(c.ci, 1);
-	return 0;
+	if (c.ci)
+		cs_free(c.ci, 1);
+	if (c.plain_ci)
+		cs_free(c.plain_ci, 1);
+	return err;
 }
 
 static const char *binary_name_at(void *ctx, uint64_t addr)

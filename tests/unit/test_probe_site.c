@@ -479,6 +479,10 @@ static bool truth_runs_once(const struct objdump_listing *l, long i, uint64_t en
 {
 	uint64_t entry = l->v[i].addr;
 
+	/* the entry itself: (entry, entry] is empty, even for a jump
+	 * through a register */
+	if (site == entry)
+		return true;
 	for (; (size_t)i < l->n && l->v[i].addr < end; i++) {
 		const struct objdump_line *ln = &l->v[i];
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * disasm: x86_insn__flow, the flow of an instruction from its capstone id
+ * alone, must say what capstone's groups say (jump, call, ret, int, iret)
+ * of every instruction of whole binaries, and of hand-assembled ones that
+ * Go code rarely holds.
+ */
+#include <stdint.h>
+#include "elf/elf_file.h"
+#include "gobin/go_binary.h"
+#include "x86/disasm.h"
+#include "test.h"
+
+/* The flow capstone's groups give CI (decoded with operands). */
+static enum x86_flow groups_flow(csh cs, const cs_insn *ci)
+{
+	if (cs_insn_group(cs, ci, X86_GRP_JUMP))
+		return ci->id == X86_INS_JMP || ci->id == X86_INS_LJMP ?
+		       X86_FLOW_JMP : X86_FLOW_JCC;
+	if (cs_insn_group(cs, ci, X86_GRP_CALL))
+		return X86_FLOW_CALL;
+	if (cs_insn_group(cs, ci, X86_GRP_RET) ||
+	    cs_insn_group(cs, ci, X86_GRP_INT) ||
+	    cs_insn_group(cs, ci, X86_GRP_IRET) ||
+	    ci->id == X86_INS_UD2 || ci->id == X86_INS_HLT)
+		return X86_FLOW_STOP;
+	/* loop branches; capstone 5 leaves it out of its jump group */
+	if (ci->id == X86_INS_LOOP || ci->id == X86_INS_LOOPE ||
+	    ci->id == X86_INS_LOOPNE)
+		return X86_FLOW_JCC;
+	return X86_FLOW_PLAIN;
+}
+
+/* Every instruction of every function of fixture NAME; returns how many
+ * branches, calls and stops it met. */
+static size_t check_binary(const char *name)
+{
+	struct go_binary *bin = NULL;
+	size_t i, nflow = 0, nbad = 0;
+	cs_insn *ci;
+	csh cs;
+
+	CHECK_EQ_INT(x86_disasm__handle(true, &cs), 0);
+	CHECK_EQ_INT(go_binary__open(test_fixture(name), &bin), 0);
+	if (!bin)
+		return 0;
+	ci = cs_malloc(cs);
+	CHECK(ci != NULL);
+	for (i = 0; ci && i < bin->nfuncs; i++) {
+		const struct go_func *fn = &bin->funcs[i];
+		size_t len = go_binary__func_span(bin, fn);
+		const uint8_t *code;
+		uint64_t addr = fn->addr;
+		enum x86_flow want, got;
+
+		if (elf_file__read_vaddr(bin->elf, fn->addr, len, &code))
+			continue;
+		while (len) {
+			if (!cs_disasm_iter(cs, &code, &len, &addr, ci)) {
+				code++, len--, addr++;	/* data: step over */
+				continue;
+			}
+			want = groups_flow(cs, ci);
+			got = x86_insn__flow(ci->id);
+			nflow += want != X86_FLOW_PLAIN;
+			if (want != got && nbad++ < 5)
+				fprintf(stderr, "%s: %s at 0x%llx: flow %d, groups say %d\n",
+					name, ci->mnemonic,
+					(unsigned long long)ci->address, got,
+					want);
+		}
+	}
+	CHECK_EQ_INT(nbad, 0);
+	if (ci)
+		cs_free(ci, 1);
+	go_binary__close(bin);
+	return nflow;
+}
+
+TEST(whole_binaries_agree_with_groups)
+{
+	CHECK(check_binary("buf-1.75.0") > 100000);
+	CHECK(check_binary("esbuild-go1.15") > 10000);
+	CHECK(check_binary("count-go1.21-cgo") > 1000);
+	CHECK(check_binary("count-gccgo") > 500);
+}
+
+/* One instruction of BYTES: its flow by id, and by groups. */
+static void check_bytes(const uint8_t *bytes, size_t n, enum x86_flow want)
+{
+	cs_insn *ci = NULL;
+	csh cs;
+
+	CHECK_EQ_INT(x86_disasm__handle(true, &cs), 0);
+	CHECK_EQ_INT(cs_disasm(cs, bytes, n, 0x1000, 1, &ci), 1);
+	if (!ci)
+		return;
+	CHECK_EQ_INT(ci->size, n);
+	CHECK_EQ_INT(x86_insn__flow(ci->id), want);
+	CHECK_EQ_INT(groups_flow(cs, ci), want);
+	cs_free(ci, 1);
+}
+
+#define CASE(want, ...) do {						\
+	static const uint8_t b[] = { __VA_ARGS__ };			\
+	check_bytes(b, sizeof(b), want);				\
+} while (0)
+
+TEST(rare_instructions)
+{
+	CASE(X86_FLOW_JCC, 0xe2, 0xfe);			/* loop */
+	CASE(X86_FLOW_JCC, 0xe1, 0xfe);			/* loope */
+	CASE(X86_FLOW_JCC, 0xe3, 0x00);			/* jrcxz */
+	CASE(X86_FLOW_JCC, 0xc7, 0xf8, 0, 0, 0, 0);	/* xbegin */
+	CASE(X86_FLOW_JCC, 0x0f, 0x84, 0, 0, 0, 0);	/* je rel32 */
+	CASE(X86_FLOW_JMP, 0xff, 0xe0);			/* jmp *%rax */
+	CASE(X86_FLOW_JMP, 0xff, 0x28);			/* ljmp *(%rax) */
+	CASE(X86_FLOW_CALL, 0xff, 0x18);		/* lcall *(%rax) */
+	CASE(X86_FLOW_CALL, 0xe8, 0, 0, 0, 0);		/* call rel32 */
+	CASE(X86_FLOW_STOP, 0xc2, 0x08, 0x00);		/* ret $8 */
+	CASE(X86_FLOW_STOP, 0xcb);			/* lret */
+	CASE(X86_FLOW_STOP, 0x48, 0xcf);		/* iretq */
+	CASE(X86_FLOW_STOP, 0x0f, 0x05);		/* syscall */
+	CASE(X86_FLOW_STOP, 0x0f, 0x34);		/* sysenter */
+	CASE(X86_FLOW_STOP, 0x48, 0x0f, 0x07);		/* sysretq */
+	CASE(X86_FLOW_STOP, 0xcc);			/* int3 */
+	CASE(X86_FLOW_STOP, 0xcd, 0x80);		/* int $0x80 */
+	CASE(X86_FLOW_STOP, 0x0f, 0x0b);		/* ud2 */
+	CASE(X86_FLOW_STOP, 0xf4);			/* hlt */
+	CASE(X86_FLOW_PLAIN, 0x0f, 0x01, 0xd0);		/* xgetbv */
+	CASE(X86_FLOW_PLAIN, 0x90);			/* nop */
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	RUN(whole_binaries_agree_with_groups);
+	RUN(rare_instructions);
+	return TEST_SUMMARY();
+}
