@@ -89,24 +89,6 @@ static int cmp_funcs_by_name(const void *a, const void *b)
 
 /* Is FN the ABI wrapper of another function of the same name in
  * GROUP[0..n)? */
-static int is_wrapper_in_group(const struct go_binary *bin,
-			       const struct go_func **group, size_t n,
-			       const struct go_func *fn, bool *wrapper)
-{
-	size_t i;
-	int err;
-
-	*wrapper = false;
-	for (i = 0; i < n && !*wrapper; i++) {
-		if (group[i] == fn)
-			continue;
-		err = abi_wrapper__calls(bin, fn, group[i], wrapper);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int add_function(const struct go_binary *bin, const struct go_func *fn,
 			struct func_probes *fp, struct probe_caps *caps)
 {
@@ -128,12 +110,16 @@ static int add_functions(const struct go_binary *bin,
 {
 	const struct go_func **sel;
 	size_t i, j, k, n = 0;
-	bool wrapper;
+	bool *wrapper;
 	int err = 0;
 
 	sel = malloc((bin->nfuncs ? bin->nfuncs : 1) * sizeof(*sel));
-	if (!sel)
+	wrapper = malloc((bin->nfuncs ? bin->nfuncs : 1) * sizeof(*wrapper));
+	if (!sel || !wrapper) {
+		free(sel);
+		free(wrapper);
 		return gt_error(-ENOMEM, "out of memory");
+	}
 	for (i = 0; i < bin->nfuncs; i++)
 		if (name_selected(m, exact, bin->funcs[i].name))
 			sel[n++] = &bin->funcs[i];
@@ -141,16 +127,13 @@ static int add_functions(const struct go_binary *bin,
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && !strcmp(sel[j]->name, sel[i]->name); j++)
 			;
-		for (k = i; k < j && !err; k++) {
-			wrapper = false;
-			if (j - i > 1)
-				err = is_wrapper_in_group(bin, sel + i, j - i,
-							  sel[k], &wrapper);
-			if (!err && !wrapper)
+		err = abi_wrapper__mark(bin, sel + i, j - i, wrapper + i);
+		for (k = i; k < j && !err; k++)
+			if (!wrapper[k])
 				err = add_function(bin, sel[k], fp, caps);
-		}
 	}
 	free(sel);
+	free(wrapper);
 	return err;
 }
 

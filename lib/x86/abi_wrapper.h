@@ -13,10 +13,16 @@
 #include <stdint.h>
 #include "gobin/go_binary.h"
 
-/* Is FN a wrapper of BODY: does FN's code call or jump to BODY's entry?
- * Sets *is_wrapper; returns 0, or a negative errno when FN's code cannot be
- * read or disassembled. */
-int abi_wrapper__calls(const struct go_binary *bin, const struct go_func *fn,
-		       const struct go_func *body, bool *is_wrapper);
+/*
+ * Which of the N functions of GROUP, which share a name, are wrappers:
+ * WRAPPER[i] is set when the code of GROUP[i] calls or jumps to the entry
+ * of another member. Each member's code is decoded once, so a name that
+ * many functions share (Go 1.19 names every type..eq.[N]string alike)
+ * costs no more than as many distinct names. Returns 0, or a negative
+ * errno when a member's code cannot be read.
+ */
+int abi_wrapper__mark(const struct go_binary *bin,
+		      const struct go_func *const *group, size_t n,
+		      bool *wrapper);
 
 #endif

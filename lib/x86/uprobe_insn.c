@@ -90,25 +90,25 @@ static bool prefix_bad(const cs_x86 *x86)
 
 static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 {
-	cs_insn *insn = NULL;
-	bool ok = false;
+	/* one for every call: cs_disasm() would allocate per instruction,
+	 * and this runs for every probe of a whole binary */
+	static cs_insn *insn;
 	const cs_x86 *x86;
 	csh cs;
 
 	if (x86_disasm__handle(true, &cs))
 		return false;
-	if (cs_disasm(cs, code, len, addr, 1, &insn) == 1) {
-		x86 = &insn->detail->x86;
-		if (prefix_bad(x86))
-			ok = false;
-		else if (x86->opcode[0] != 0x0f)
-			ok = bit_set(good_1byte, x86->opcode[0]);
-		else
-			/* 0f 38 xx and 0f 3a xx are refused by the table. */
-			ok = bit_set(good_2byte, x86->opcode[1]);
-		cs_free(insn, 1);
-	}
-	return ok;
+	if (!insn)
+		insn = cs_malloc(cs);
+	if (!insn || !cs_disasm_iter(cs, &code, &len, &addr, insn))
+		return false;
+	x86 = &insn->detail->x86;
+	if (prefix_bad(x86))
+		return false;
+	if (x86->opcode[0] != 0x0f)
+		return bit_set(good_1byte, x86->opcode[0]);
+	/* 0f 38 xx and 0f 3a xx are refused by the table. */
+	return bit_set(good_2byte, x86->opcode[1]);
 }
 
 bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr)
