@@ -40,13 +40,15 @@ static enum call_g find_g(const struct go_binary *bin,
 }
 
 static int find_exits(const struct go_binary *bin, const struct go_func *fn,
-		      const char *name, struct call_sites *cs)
+		      const struct func_probe *p, struct call_sites *cs)
 {
+	const char *name = p->name;
 	struct exit_site *exits = NULL;
 	size_t n = 0, i;
 	int err;
 
-	err = exit_sites__find(bin, fn, &exits, &n);
+	/* not again what the counting site's choice decoded */
+	err = exit_sites__find_known(bin, fn, &p->site, &exits, &n);
 	if (err)
 		return err;
 	if (n) {
@@ -88,7 +90,7 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 	if (want & CALL_SITES_ENTRY)
 		err = find_entry(bin, fn, p, out);
 	if (!err && (want & CALL_SITES_EXITS))
-		err = find_exits(bin, fn, p->name, out);
+		err = find_exits(bin, fn, p, out);
 	if (!lo)
 		return err;
 	if (err)

@@ -33,8 +33,11 @@
  * size the table gets wrong; not before Go 1.18, whose tables do not say).
  * A function without a trusted table (gccgo, Go 1.17 and older, one the
  * pclntab lacks, one whose table does not read) is swept whole; so is a
- * frameless one, which is 0 throughout. The unit tests check that both sweeps agree on every
- * function of every fixture and third-party binary.
+ * frameless one, which is 0 throughout. exit_sites__find_known() steps
+ * over the prologue and morestack tail besides, which choosing the
+ * counting site has decoded already (x86/probe_site.h: no_exit). The unit
+ * tests check that every sweep agrees with the whole one on every function
+ * of every fixture and third-party binary.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -105,12 +108,38 @@ struct run {
 	size_t from, to;
 };
 
-/* Sweep [R->from, R->to) of the LEN bytes of FN's code at CODE. EXACT: LEN
- * is the function's size, not a guess that may cut the last instruction
- * short. */
+/* Code known to hold no exit (probe_site's no_exit spans). */
+struct known {
+	const struct code_span *v;
+	size_t n;
+};
+
+/* Step *P, *LEFT and *ADDR over the known span that begins at *ADDR, if
+ * any. Only where a span begins: its decode and the sweep's agree on the
+ * instruction boundaries from there on. */
+static void skip_known(const struct known *k, const uint8_t **p,
+		       size_t *left, uint64_t *addr)
+{
+	size_t i, d;
+
+	for (i = 0; i < k->n; i++) {
+		if (k->v[i].from != *addr || k->v[i].to <= *addr)
+			continue;
+		d = k->v[i].to - *addr;
+		if (d > *left)
+			d = *left;
+		*p += d;
+		*left -= d;
+		*addr += d;
+	}
+}
+
+/* Sweep [R->from, R->to) of the LEN bytes of FN's code at CODE, but for
+ * the KNOWN spans. EXACT: LEN is the function's size, not a guess that may
+ * cut the last instruction short. */
 static int sweep(csh cs, csh dcs, const struct go_func *fn,
 		 const uint8_t *code, size_t len, const struct run *r,
-		 bool exact, struct site_list *out)
+		 const struct known *known, bool exact, struct site_list *out)
 {
 	const uint8_t *p = code + r->from, *pad = padding_start(code, len);
 	uint64_t entry = fn->addr;
@@ -123,7 +152,8 @@ static int sweep(csh cs, csh dcs, const struct go_func *fn,
 	if (!ci)
 		return gt_error(-ENOMEM, "out of memory");
 	while (!err && left) {
-		if (p >= pad)
+		skip_known(known, &p, &left, &addr);
+		if (!left || p >= pad)
 			break;
 		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
 			if (!exact && left < 16)	/* cut short */
@@ -246,7 +276,8 @@ static int read_code(const struct go_binary *bin, const struct go_func *fn,
 }
 
 static int find_exits(const struct go_binary *bin, const struct go_func *fn,
-		      bool whole, struct exit_site **sites, size_t *n)
+		      bool whole, const struct known *known,
+		      struct exit_site **sites, size_t *n)
 {
 	struct site_list l = { 0 };
 	struct run *runs = NULL, all;
@@ -266,10 +297,12 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 		err = x86_disasm__handle(true, &dcs);
 	if (!err && !nruns) {
 		all = (struct run){ 0, len };
-		err = sweep(cs, dcs, fn, code, len, &all, fn->size != 0, &l);
+		err = sweep(cs, dcs, fn, code, len, &all, known,
+			    fn->size != 0, &l);
 	}
 	for (i = 0; i < nruns && !err; i++)
-		err = sweep(cs, dcs, fn, code, len, &runs[i], fn->size != 0, &l);
+		err = sweep(cs, dcs, fn, code, len, &runs[i], known,
+			    fn->size != 0, &l);
 	free(runs);
 	if (err) {
 		free(l.v);
@@ -284,14 +317,31 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 		     struct exit_site **sites, size_t *n)
 {
-	return find_exits(bin, fn, false, sites, n);
+	const struct known none = { 0 };
+
+	return find_exits(bin, fn, false, &none, sites, n);
+}
+
+int exit_sites__find_known(const struct go_binary *bin,
+			   const struct go_func *fn,
+			   const struct probe_site *site,
+			   struct exit_site **sites, size_t *n)
+{
+	const struct known known = {
+		site->no_exit,
+		sizeof(site->no_exit) / sizeof(site->no_exit[0]),
+	};
+
+	return find_exits(bin, fn, false, &known, sites, n);
 }
 
 int exit_sites__find_whole(const struct go_binary *bin,
 			   const struct go_func *fn, struct exit_site **sites,
 			   size_t *n)
 {
-	return find_exits(bin, fn, true, sites, n);
+	const struct known none = { 0 };
+
+	return find_exits(bin, fn, true, &none, sites, n);
 }
 
 const char *exit_kind__str(enum exit_kind kind)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
+#include "x86/probe_site.h"
 
 enum exit_kind {
 	EXIT_RET,
@@ -33,6 +34,13 @@ struct exit_site {
  */
 int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 		     struct exit_site **sites, size_t *n);
+
+/* The same, not decoding again the code SITE, the counting site of FN
+ * (x86/probe_site.h), was chosen from and found no exit in. */
+int exit_sites__find_known(const struct go_binary *bin,
+			   const struct go_func *fn,
+			   const struct probe_site *site,
+			   struct exit_site **sites, size_t *n);
 
 /* The same, sweeping the whole body even where the pcsp table says no
  * exit can be (exit_sites.c): what the tests check exit_sites__find()

@@ -166,8 +166,10 @@ static bool code__insn_at(struct code *c, uint64_t addr, bool operands,
 }
 
 /* Does the block at ADDR call runtime.morestack* and then jump back to the
- * entry, like the tail that Go's stack check branches to? */
-static bool code__is_morestack_tail(struct code *c, uint64_t addr)
+ * entry, like the tail that Go's stack check branches to? *END: where its
+ * jmp back ends. */
+static bool code__is_morestack_tail(struct code *c, uint64_t addr,
+				    uint64_t *end)
 {
 	static const char prefix[] = "runtime.morestack";
 	bool called = false;
@@ -186,6 +188,7 @@ static bool code__is_morestack_tail(struct code *c, uint64_t addr)
 				return false;
 			called = true;
 		} else if (in.flow == X86_FLOW_JMP) {
+			*end = in.next;
 			return called && in.direct && in.target == c->entry;
 		} else if (in.flow == X86_FLOW_STOP) {
 			return false;
@@ -215,7 +218,7 @@ static uint32_t jcc_taken_flags(unsigned int id)
 static bool code__find_stack_check(struct code *c, struct probe_site *site)
 {
 	struct insn in, check = { 0 };
-	uint64_t addr = c->entry;
+	uint64_t addr = c->entry, tail_end = 0, end;
 	bool found = false, r14 = false, r14_before = false;
 	int i;
 
@@ -225,10 +228,12 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 		if (found && in.writes_sp)
 			break;
 		if (in.flow == X86_FLOW_JCC) {
-			if (in.direct && code__is_morestack_tail(c, in.target)) {
+			if (in.direct &&
+			    code__is_morestack_tail(c, in.target, &end)) {
 				check = in;
 				found = true;
 				r14_before = r14;
+				tail_end = end;
 			}
 		} else if (in.flow != X86_FLOW_PLAIN) {
 			break;
@@ -244,6 +249,9 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	site->at_entry_state = true;
 	site->emulated = true;
 	site->g_in_r14 = r14_before;
+	/* what the scan decoded: plain instructions and jccs */
+	site->no_exit[0] = (struct code_span){ c->entry, addr };
+	site->no_exit[1] = (struct code_span){ check.target, tail_end };
 	return true;
 }
 
@@ -300,6 +308,8 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 	site->kind = PROBE_SITE_EMULATED;
 	site->at_entry_state = only_flags;
 	site->emulated = true;
+	/* plain instructions before it; the site itself may be a jmp */
+	site->no_exit[0] = (struct code_span){ c->entry, in.addr };
 	return true;
 }
 

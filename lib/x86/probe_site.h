@@ -24,6 +24,11 @@ enum probe_site_kind {
 	PROBE_SITE_INLINE,	/* the first instruction of an inlined call */
 };
 
+/* Code at [from, to); empty when from == to. */
+struct code_span {
+	uint64_t from, to;
+};
+
 struct probe_site {
 	uint64_t addr;		/* virtual address of the probed instruction */
 	/* Count a hit only when (eflags & skip_flags) == 0; 0 counts all. */
@@ -44,6 +49,11 @@ struct probe_site {
 	 * one whose instruction is single-stepped (x86/uprobe_insn.h). False
 	 * where unknown (an inlined copy's first instruction). */
 	bool emulated;
+	/* Code the choice decoded and found no RET or JMP in: the prologue
+	 * up to where its scan stopped, and the morestack tail the stack
+	 * check jumps to (whose one JMP goes back to the entry). A sweep for
+	 * exits need not decode them again (exit_sites__find_known). */
+	struct code_span no_exit[2];
 };
 
 /* Choose the counting site of FN. Returns 0, or a negative errno when the
