@@ -3,8 +3,10 @@
 # Section 1: attach and detach time for 1, 100, 1000 and all functions of
 # BIN (a large stripped Go binary), gofunccount against bpftrace on the same
 # probes; then each tool (gofunccount, gofunclatency, gotrace r:) on one
-# function and on the whole binary. No process runs BIN: the tools attach
-# to the file.
+# function and on the whole binary, and on the whole of SERVER (Debian's
+# caddy: the 45,810-function HTTP server whose start-up issue 9 bounds),
+# with the CPU the tool used until it was ready. No process runs BIN or
+# SERVER: the tools attach to the file.
 #
 # The functions are the first N that `gofunccount -v BIN:'*'` lists (the
 # order of the binary's function table). gofunccount gets them as
@@ -80,26 +82,32 @@ for n in 1 100 1000 all; do
 		>>"$BENCH_WORK/rss_rows"
 done
 
-# Every tool on one function and on the whole binary: gofunclatency and
-# gotrace r: put a probe on each exit too (RETs and tail JMPs found by
-# disassembling every function), and leave out what cannot be traced.
+# Every tool on one function and on the whole binary, then on the whole
+# server: gofunclatency and gotrace r: put a probe on each exit too (RETs
+# and tail JMPs found by disassembling every function), and leave out what
+# cannot be traced. attach CPU: the tool's user and system time when it
+# printed "Tracing", the kernel's attaching and verifying included.
 ONE=runtime.mallocgc
 : >"$W/tools"
 for tool in gofunccount gofunclatency gotrace; do
-	for n in 1 all; do
+	for which in "1:$BIN" "all:$BIN" "all:$SERVER"; do
+		n=${which%%:*} bin=${which#*:}
+		[[ -f $bin ]] || die "missing $bin (run tests/fixtures/build.sh)"
 		pat=$ONE
 		[[ $n == all ]] && pat='*'
 		case $tool in
-		gofunccount) args=("$GOFUNCCOUNT" "$BIN:$pat") ;;
-		gofunclatency) args=("$GOFUNCLATENCY" "$BIN:$pat") ;;
-		gotrace) args=("$GOTRACE" "r:$BIN:$pat") ;;
+		gofunccount) args=("$GOFUNCCOUNT" "$bin:$pat") ;;
+		gofunclatency) args=("$GOFUNCLATENCY" "$bin:$pat") ;;
+		gotrace) args=("$GOTRACE" "r:$bin:$pat") ;;
 		esac
+		log=$W/t-$tool-$n-${bin##*/}.log
 		note "[attach] $tool, $n: ${args[*]:1}"
-		t=$(measure --log "$W/t-$tool-$n.log" --hold 0 -- "${args[@]}")
+		t=$(measure --log "$log" --hold 0 -- "${args[@]}")
 		note "$t"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "${args[*]:1}" \
-			"$(probe_count "$W/t-$tool-$n.log")" "$(kv attach_s "$t")" \
-			"$(kv detach_s "$t")" "$(kv exit "$t")" >>"$W/tools"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "${args[*]:1}" \
+			"$(probe_count "$log")" "$(kv attach_s "$t")" \
+			"$(kv attach_cpu_s "$t")" "$(kv detach_s "$t")" \
+			"$(kv exit "$t")" >>"$W/tools"
 	done
 done
 
@@ -120,12 +128,15 @@ done
 			echo "gofunccount, $n functions, FAILED: $(head -c 200 "$W/g$n.log" | head -1)..."
 	done
 	echo
-	echo "     each tool on one function and on all of them (whole binary)"
-	printf '%-14s %-52s %9s | %10s %13s\n' TOOL PROBES FUNCTIONS attach detach
-	while IFS=$'\t' read -r tool what nf ta td te; do
-		[[ $te == 0 ]] || { ta="failed:$te"; td=-; }
-		printf '%-14s %-52s %9s | %10s %13s\n' "$tool" "${what/$BIN/BIN}" \
-			"${nf:--}" "$ta" "$td"
+	echo "     each tool on one function and on all of them (whole binary), and on all of"
+	echo "     SERVER, $SERVER; attach CPU: the tool's CPU seconds until ready"
+	printf '%-14s %-40s %9s | %10s %10s %13s\n' TOOL PROBES FUNCTIONS attach \
+		"attach CPU" detach
+	while IFS=$'\t' read -r tool what nf ta tc td te; do
+		[[ $te == 0 ]] || { ta="failed:$te"; tc=-; td=-; }
+		what=${what/$BIN/BIN}
+		printf '%-14s %-40s %9s | %10s %10s %13s\n' "$tool" \
+			"${what/$SERVER/SERVER}" "${nf:--}" "$ta" "$tc" "$td"
 	done <"$W/tools"
 	for pid in "${lingering[@]}"; do
 		[[ -d /proc/$pid ]] && echo "(bpftrace $pid, killed after the timeout, is still closing its perf events in the kernel)"

@@ -15,8 +15,10 @@
 4. Send SIGINT to the tracer: the time until it exits is the detach time.
 
 Prints one line of key=value pairs on stdout:
-    attach_s  detach_s  maxrss_kb  exit  ns_per_call  calls  pid
-(calls: the calls the target says it made, "N calls, ...").
+    attach_s  attach_cpu_s  detach_s  maxrss_kb  exit  ns_per_call  calls  pid
+(calls: the calls the target says it made, "N calls, ..."; attach_cpu_s:
+the tracer's user and system CPU seconds when it printed the marker, the
+kernel's work for its system calls included).
 A phase that takes longer than --timeout is reported as ">T" and the tracer
 is killed (its exit may still take long in the kernel: every perf-event
 uprobe it holds is closed one by one). maxrss_kb is the tracer's peak
@@ -37,6 +39,17 @@ import time
 
 def die(msg):
     sys.exit("measure.py: " + msg)
+
+
+def cpu_s(pid):
+    """User and system CPU seconds PID has used so far, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime: fields 14 and 15 of proc(5), 12 and 13 after comm
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def vm_hwm_kb(pid):
@@ -73,6 +86,7 @@ class Tracer:
         self.status = None
         self.rusage = None
         self.hwm = 0
+        self.marker_cpu = None
 
     def pump(self, wait):
         """Read what the tool printed within WAIT seconds; new lines."""
@@ -114,6 +128,7 @@ class Tracer:
                 lines = file_lines(path)
             for line in lines:
                 if marker.search(line):
+                    self.marker_cpu = cpu_s(self.proc.pid)
                     return time.monotonic() - self.start
             if self.eof and self.reap():
                 return None
@@ -242,9 +257,11 @@ def main():
             detach = "-"  # it ended by itself: nothing to time
         else:
             detach = fmt(tracer.stop(args.timeout), args.timeout)
-        print("attach_s=%s detach_s=%s maxrss_kb=%d exit=%s ns_per_call=%s "
-              "calls=%s pid=%d"
-              % (fmt(attach, args.timeout), detach,
+        print("attach_s=%s attach_cpu_s=%s detach_s=%s maxrss_kb=%d exit=%s "
+              "ns_per_call=%s calls=%s pid=%d"
+              % (fmt(attach, args.timeout),
+                 "-" if tracer.marker_cpu is None else
+                 "%.2f" % tracer.marker_cpu, detach,
                  tracer.maxrss_kb(),
                  tracer.status if tracer.status is not None else "killed",
                  ns, target.calls if target else "-", tracer.proc.pid))

@@ -20,6 +20,7 @@
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
 # BENCH_CALLS (calls per loop run, 200000), BENCH_ROUNDS (3), BENCH_BIN (the
 # binary of section 1; default esbuild-latest, else the largest fixture),
+# BENCH_SERVER (the server of section 1's whole-binary rows, caddy-2.6.2),
 # BENCH_LAT_CALLS (calls of section 4b, 1000000), BENCH_TRACE_SECS (seconds
 # of each paced run of section 5b, 2), BENCH_TRACE_RATE (its first rate,
 # 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2).
@@ -73,6 +74,7 @@ if [[ ! -f $BIN ]]; then
 	[[ -f $BIN ]] || die "no fixtures in $FIX (run tests/fixtures/build.sh)"
 fi
 export BIN
+export SERVER=${BENCH_SERVER:-$FIX/caddy-2.6.2}
 
 echo "gotools benchmarks: $(uname -r), $(nproc) CPUs, $(bpftrace --version)," \
 	"loop built with $LOOP_GO; logs in $BENCH_WORK"
