@@ -33,6 +33,37 @@ total=$(wc -l <"$W/names.txt")
 [[ $total -gt 0 ]] || die "gofunccount -v listed no probes: $W/list.log"
 note "$total functions, $(wc -l <"$W/probes.tsv") probes"
 
+# Every tool on one function and on the whole binary, then on the whole
+# server: gofunclatency and gotrace r: put a probe on each exit too (RETs
+# and tail JMPs found by disassembling every function), and leave out what
+# cannot be traced. attach CPU: the tool's user and system time when it
+# printed "Tracing", the kernel's attaching and verifying included. Before
+# the bpftrace runs, whose killed processes go on closing their perf events
+# in the kernel for minutes, slowing every attach meanwhile.
+ONE=runtime.mallocgc
+: >"$W/tools"
+for tool in gofunccount gofunclatency gotrace; do
+	for which in "1:$BIN" "all:$BIN" "all:$SERVER"; do
+		n=${which%%:*} bin=${which#*:}
+		[[ -f $bin ]] || die "missing $bin (run tests/fixtures/build.sh)"
+		pat=$ONE
+		[[ $n == all ]] && pat='*'
+		case $tool in
+		gofunccount) args=("$GOFUNCCOUNT" "$bin:$pat") ;;
+		gofunclatency) args=("$GOFUNCLATENCY" "$bin:$pat") ;;
+		gotrace) args=("$GOTRACE" "r:$bin:$pat") ;;
+		esac
+		log=$W/t-$tool-$n-${bin##*/}.log
+		note "[attach] $tool, $n: ${args[*]:1}"
+		t=$(measure --log "$log" --hold 0 -- "${args[@]}")
+		note "$t"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "${args[*]:1}" \
+			"$(probe_count "$log")" "$(kv attach_s "$t")" \
+			"$(kv attach_cpu_s "$t")" "$(kv detach_s "$t")" \
+			"$(kv exit "$t")" >>"$W/tools"
+	done
+done
+
 # ERE-escape each name and join them: ^(a|b|...)$
 regex() { sed 's/[][\.*^$(){}+?|]/\\&/g' "$1" | paste -sd'|' | sed 's/.*/^(&)$/'; }
 
@@ -80,35 +111,6 @@ for n in 1 100 1000 all; do
 		"$(kv attach_s "$b")" "$(kv detach_s "$b")" "$(kv exit "$b")" >>"$W/rows"
 	echo "${BIN##*/}, $n functions (section 1)|$(kv maxrss_kb "$g")|$(kv exit "$g")|$(kv maxrss_kb "$b")|$(kv exit "$b")" \
 		>>"$BENCH_WORK/rss_rows"
-done
-
-# Every tool on one function and on the whole binary, then on the whole
-# server: gofunclatency and gotrace r: put a probe on each exit too (RETs
-# and tail JMPs found by disassembling every function), and leave out what
-# cannot be traced. attach CPU: the tool's user and system time when it
-# printed "Tracing", the kernel's attaching and verifying included.
-ONE=runtime.mallocgc
-: >"$W/tools"
-for tool in gofunccount gofunclatency gotrace; do
-	for which in "1:$BIN" "all:$BIN" "all:$SERVER"; do
-		n=${which%%:*} bin=${which#*:}
-		[[ -f $bin ]] || die "missing $bin (run tests/fixtures/build.sh)"
-		pat=$ONE
-		[[ $n == all ]] && pat='*'
-		case $tool in
-		gofunccount) args=("$GOFUNCCOUNT" "$bin:$pat") ;;
-		gofunclatency) args=("$GOFUNCLATENCY" "$bin:$pat") ;;
-		gotrace) args=("$GOTRACE" "r:$bin:$pat") ;;
-		esac
-		log=$W/t-$tool-$n-${bin##*/}.log
-		note "[attach] $tool, $n: ${args[*]:1}"
-		t=$(measure --log "$log" --hold 0 -- "${args[@]}")
-		note "$t"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "${args[*]:1}" \
-			"$(probe_count "$log")" "$(kv attach_s "$t")" \
-			"$(kv attach_cpu_s "$t")" "$(kv detach_s "$t")" \
-			"$(kv exit "$t")" >>"$W/tools"
-	done
 done
 
 {
