@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Section 1: attach and detach time for 1, 100, 1000 and all functions of
 # BIN (a large stripped Go binary), gofunccount against bpftrace on the same
-# probes; then each tool (gofunccount, gofunclatency, gotrace r:) on one
-# function and on the whole binary, and on the whole of SERVER (Debian's
+# probes; and, measured first, each tool (gofunccount, gofunclatency,
+# gotrace r:) on one function and on the whole binary, and on the whole of SERVER (Debian's
 # caddy: the 45,810-function HTTP server whose start-up issue 9 bounds),
 # with the CPU the tool used until it was ready. No process runs BIN or
 # SERVER: the tools attach to the file.
