@@ -21,7 +21,7 @@
 #include "probe/func_probes.h"
 #include "probe/left_out.h"
 #include "cli/intervals.h"
-#include "cli/json.h"
+#include "core/json.h"
 #include "cli/overhead_limit.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"

@@ -24,7 +24,7 @@
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
 #include "cli/intervals.h"
-#include "cli/json.h"
+#include "core/json.h"
 #include "cli/overhead_limit.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"

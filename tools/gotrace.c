@@ -29,7 +29,7 @@
 #include "goabi/go_dwarf.h"
 #include "gobin/go_rtype.h"
 #include "goabi/goroutine.h"
-#include "cli/json.h"
+#include "core/json.h"
 #include "cli/overhead_limit.h"
 #include "gobin/pcline.h"
 #include "probe/probe_spec.h"
@@ -117,7 +117,7 @@ static const struct argp_option opts[] = {
 	{ "max-events", 'M', "MAX", 0, "Exit after MAX events", 0 },
 	{ "string-size", 'Z', "STRLEN", 0, "Bytes of a string to read (default 80, at most 512)", 0 },
 	{ "regexp", 'r', NULL, 0, "FUNCTION is a regular expression", 0 },
-	{ "json", 'j', NULL, 0, "Print JSON lines", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines: the message, and its values typed in \"values\"", 0 },
 	{},
 };
 
@@ -320,19 +320,30 @@ static void print_stack(struct traced_binary *tb, FILE *f,
 	}
 }
 
-/* The formatted message of event E for ROW. */
+/* The formatted message of event E for ROW; with VALUES (-j), its values
+ * besides, as a JSON array into *VALUES. */
 static char *format_message(struct printer *pr, const struct trace_event *e,
-			    const struct trace_row *row)
+			    const struct trace_row *row, char **values)
 {
 	const struct trace_probe *p = row->probe;
 	struct trace_value v;
 	char *msg = NULL, tbuf[40], name[TRACE_STR_MAX + 1];
-	size_t len = 0, i;
-	FILE *m;
+	size_t len = 0, vlen = 0, i;
+	FILE *m, *vm = NULL;
 
 	m = open_memstream(&msg, &len);
 	if (!m)
 		return NULL;
+	if (values) {
+		*values = NULL;
+		vm = open_memstream(values, &vlen);
+		if (!vm) {
+			fclose(m);
+			free(msg);
+			return NULL;
+		}
+		fputc('[', vm);
+	}
 	for (i = 0; i < p->nconvs; i++) {
 		fputs(p->convs[i].prefix, m);
 		trace_row__value(row, i, e, env.str_max, &v);
@@ -343,10 +354,25 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 			v.type_name = type_name(binary_for(row->bin), e, v.word,
 						tbuf, sizeof(tbuf));
 		trace_conv__print(m, &p->convs[i], &v);
+		if (vm) {
+			fputs(i ? "," : "", vm);
+			trace_conv__print_json(vm, &p->convs[i], &v);
+		}
 	}
 	fputs(p->suffix, m);
-	if (fclose(m)) {
+	if (vm) {
+		fputc(']', vm);
+		if (fclose(vm)) {
+			free(*values);
+			*values = NULL;
+		}
+	}
+	if (fclose(m) || (values && !*values)) {
 		free(msg);
+		if (values) {
+			free(*values);
+			*values = NULL;
+		}
 		return NULL;
 	}
 	return msg;
@@ -356,8 +382,9 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row)
 {
 	char comm[17], tbuf[32] = "", goid[24] = "-", func[4096], *msg;
+	char *values = NULL;
 
-	msg = format_message(pr, e, row);
+	msg = format_message(pr, e, row, env.tool.json ? &values : NULL);
 	if (!msg)
 		return;
 	memcpy(comm, e->comm, 16);
@@ -389,6 +416,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf(",\"inlined\":true");
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
+		printf(",\"values\":%s", values);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
 			print_stack(binary_for(row->bin), stdout, e);
@@ -413,6 +441,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		}
 	}
 	free(msg);
+	free(values);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)

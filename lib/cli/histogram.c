@@ -16,7 +16,7 @@
  */
 #include <stdbool.h>
 #include "cli/histogram.h"
-#include "cli/json.h"
+#include "core/json.h"
 
 #define STARS_MAX	40
 

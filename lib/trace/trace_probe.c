@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/json.h"
 #include "core/mem.h"
 #include "trace/trace_probe.h"
 
@@ -799,4 +800,70 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 		fputs(v->type_name ? v->type_name : "<nil>", f);
 		break;
 	}
+}
+
+void trace_conv__print_json(FILE *f, const struct trace_conv *c,
+			    const struct trace_value *v)
+{
+	const struct go_type *type = v->type ? v->type : c->type;
+	bool is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
+			 c->kind == TRACE_CONV_CHAR;
+	uint64_t w = word_bits(v->word, type->size, is_signed);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (v->unreadable) {
+		fputs("null", f);
+		return;
+	}
+	switch (c->kind) {
+	case TRACE_CONV_HEX:
+		/* the number, not its digits */
+		fprintf(f, "%llu", (unsigned long long)w);
+		return;
+	case TRACE_CONV_PTR:
+		if (!w) {
+			fputs("null", f);
+			return;
+		}
+		break;
+	case TRACE_CONV_TYPE:
+		if (!v->type_name) {
+			fputs("null", f);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	/* everything else as the text prints it */
+	m = open_memstream(&text, &len);
+	if (!m) {
+		fputs("null", f);
+		return;
+	}
+	trace_conv__print(m, c, v);
+	if (fclose(m)) {
+		free(text);
+		fputs("null", f);
+		return;
+	}
+	switch (c->kind) {
+	case TRACE_CONV_INT:
+	case TRACE_CONV_UINT:
+	case TRACE_CONV_BOOL:
+		fputs(text, f);
+		break;
+	case TRACE_CONV_FLOAT:
+		if (isfinite(strtod(text, NULL)))
+			fputs(text, f);
+		else
+			json_print_string(f, text);
+		break;
+	default:
+		json_print_bytes(f, text, len);
+		break;
+	}
+	free(text);
 }

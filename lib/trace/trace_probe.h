@@ -161,6 +161,16 @@ struct trace_value {
 void trace_conv__print(FILE *f, const struct trace_conv *c,
 		       const struct trace_value *v);
 
+/*
+ * Print V as a JSON value (gotrace -j's "values"): a number for %d %u %x
+ * %f (a float that is not finite as the string "NaN", "+Inf" or "-Inf"),
+ * true or false for %t, a string for %s (with "..." when cut) %c %T and
+ * %p ("0x..."), null for a nil pointer or interface and for a value that
+ * could not be read (the message says why).
+ */
+void trace_conv__print_json(FILE *f, const struct trace_conv *c,
+			    const struct trace_value *v);
+
 /* Print a float64 (BITS 64) or float32 (BITS 32) as Go's fmt %v does:
  * the shortest digits that read back the same at that size, in exponent
  * form below 1e-4 and from 1e6 (strconv's 'g', precision -1); +Inf, -Inf, NaN. */

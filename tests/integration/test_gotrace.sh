@@ -357,24 +357,59 @@ main.divmod|r|%d %d|goret1, goret2'
 }
 test_pid
 
-# -j: one JSON object per event, with the same values.
+# -j: one JSON object per event, with the same values: in "msg" as the
+# text prints them, and each in "values" as a typed JSON value that must
+# say what msg says.
 test_json() {
 	local f=$FIX/args-go1.25-default out=$TMP/json.out truth=$TMP/json.truth
 	local probes='main.greet||%s %d|goarg1, goarg2
 main.divmod|r|%d %d|goret1, goret2'
 	need_file "$f" || return
 	timeout 120 "$TOOL" -j -c "$f $truth" 'main.greet "%s %d" goarg1, goarg2' \
-		'r:main.divmod "%d %d" goret1, goret2' >"$out" 2>"$out.err"
-	# As columns, for compare.py; a line that is not JSON fails here.
+		'r:main.divmod "%d %d" goret1, goret2' \
+		'main.boolArgs "%t %t" goarg1, goarg2' \
+		'main.addInts "%x %u" goarg1, goarg2' \
+		'main.ifaces "%T %T" goarg1, goarg2' \
+		'main.mixFloat "%d %f" goarg1, goarg2' >"$out" 2>"$out.err"
+	# As columns, for compare.py; a line that is not JSON fails here, and
+	# so do values that do not say what msg says.
 	if python3 -c '
-import json, sys
+import json, re, sys
+convs = {"main.greet": "sd", "main.divmod": "dd", "main.boolArgs": "tt",
+         "main.addInts": "xu", "main.ifaces": "TT", "main.mixFloat": "df"}
+def text(v, c):
+    if v is None:  # nil, or a value that could not be read
+        return "(<[a-z ]+>)"
+    if c in "du":
+        assert type(v) is int, v
+        return re.escape(str(v))
+    if c == "x":
+        assert type(v) is int, v
+        return "%x" % v
+    if c == "t":
+        assert type(v) is bool, v
+        return "true" if v else "false"
+    if c == "f":
+        assert type(v) in (int, float), v
+        return "[-+0-9.e]+"
+    assert type(v) is str, v
+    return re.escape(v)
+seen = set()
 for l in open(sys.argv[1]):
-    if l.startswith("{"):
-        e = json.loads(l)
-        print(e["pid"], e["tid"], e["goid"], e["comm"], e["func"], e["msg"])' \
+    if not l.startswith("{"):
+        continue
+    e = json.loads(l)
+    c, vals = convs[e["func"]], e["values"]
+    assert len(vals) == len(c), l
+    want = " ".join(text(v, k) for v, k in zip(vals, c))
+    assert re.fullmatch(want, e["msg"]), (want, e["msg"])
+    seen.add(e["func"])
+    if e["func"] in ("main.greet", "main.divmod"):
+        print(e["pid"], e["tid"], e["goid"], e["comm"], e["func"], e["msg"])
+assert seen == set(convs), seen' \
 		"$out" >"$out.cols" &&
 		python3 "$TMP/compare.py" register "$truth" "$out.cols" "$probes" >"$out.cmp"; then
-		pass "-j: JSON lines with the fixture's values"
+		pass "-j: JSON lines with the fixture's values, typed in values"
 	else
 		fail "-j: JSON lines" "$(head -3 "$out.err")"
 		cat "$out.cmp" 2>/dev/null
