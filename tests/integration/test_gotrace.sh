@@ -95,6 +95,9 @@ main.handle||%s %s %d %d|r.Method, r.URL.Path, len(r.Body), r.ID
 main.handle||some %d|r.ID@4|r.ID >= 2 && len(r.Body) > 0|int(a[3]) >= 2 and int(a[2]) > 0
 main.lookup||%s %d %p %s|key, len(key), u, u.Host
 main.lookup||set %s|key|u != nil|a[2] != "0x0"
+main.handle||idx %s|r.URL.Path@2|r.URL.Path == "/index.html"|a[1] == "/index.html"
+main.lookup||gk %s|key|key == "gamma-key"|a[0] == "gamma-key"
+main.lookup||gz %s|key|key == "gamma-kez" || key == "alpha"|a[0] == "gamma-kez" or a[0] == "alpha"
 main.sendBytes||%s %d %d|b, len(b), n
 main.sendBytes||ping %s %d|b, n@3|b == "ping"|a[0] == "ping"
 main.sumInts||%d %d %d|len(xs), cap(xs), k
