@@ -60,7 +60,10 @@ static int add_probe(const struct go_binary *bin, struct func_probes *fp,
 	struct func_probe *p;
 	int err;
 
-	if (!uprobe_insn__probeable(bin->elf, probe->site.addr))
+	/* the kernel emulates only instructions it accepted first: no need
+	 * to decode an emulated site again */
+	if (!probe->site.emulated &&
+	    !uprobe_insn__probeable(bin->elf, probe->site.addr))
 		return add_refused(fp, caps, probe);
 	err = gt_ensure_mem((void **)&fp->probes, &caps->probes,
 			    sizeof(*fp->probes), fp->n + 1);

@@ -109,10 +109,59 @@ TEST(refused)
 	CASE(0, 0x66, 0x0f, 0x38, 0x00, 0xc1);	/* pshufb: 3-byte opcode */
 }
 
+/* What the kernel emulates it has accepted first (uprobe_init_insn, then
+ * branch_setup_xol_ops): func_probes takes an emulated site as probeable
+ * without decoding it again. Every form uprobe_insn__emulated() knows. */
+TEST(emulated_are_probeable)
+{
+	static const uint8_t prefixes[][2] = {
+		{ 0 }, { 0x48 }, { 0xf2 }, { 0x64 }, { 0xf3, 0x48 },
+	};
+	uint8_t c[16];
+	size_t p, n, k, nemulated = 0;
+	unsigned int op;
+
+	for (p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+		for (op = 0; op < 0x200; op++) {
+			n = 0;
+			for (k = 0; k < 2 && prefixes[p][k]; k++)
+				c[n++] = prefixes[p][k];
+			if (op < 0x100) {
+				c[n++] = op;
+				/* a rel32, or a rel8 and 3 more bytes */
+				memset(c + n, 0, 4);
+				if (op == 0xe8 || op == 0xe9)
+					n += 4;
+				else if (op == 0xeb || (op >= 0x70 && op <= 0x7f))
+					n += 1;
+			} else {
+				c[n++] = 0x0f;
+				c[n++] = op & 0xff;
+				memset(c + n, 0, 4);
+				n += 4;
+			}
+			if (!uprobe_insn__emulated(c, n))
+				continue;
+			nemulated++;
+			if (probeable(c, n) != 1) {
+				fprintf(stderr, "%s:%d: emulated %02x %02x %02x is refused\n",
+					__FILE__, __LINE__, c[0], c[1], c[2]);
+				test_case_failed = 1;
+			}
+		}
+	}
+	/* jmp call jcc, nop, push: under each prefix that keeps them */
+	CHECK(nemulated > 100);
+	/* two-byte forms: nop, push r8-r15 */
+	CASE(1, 0x66, 0x90);
+	CASE(1, 0x41, 0x57);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
 	RUN(go_prologue_and_common);
+	RUN(emulated_are_probeable);
 	RUN(refused);
 	return TEST_SUMMARY();
 }
