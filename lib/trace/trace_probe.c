@@ -741,14 +741,24 @@ static uint64_t word_bits(uint64_t w, uint64_t size, bool is_signed)
 	return w;
 }
 
-void trace_conv__print(FILE *f, const struct trace_conv *c,
-		       const struct trace_value *v)
+/* The bits of V that C prints, sign-extended where it prints a signed
+ * number. */
+static uint64_t conv_word(const struct trace_conv *c,
+			  const struct trace_value *v)
 {
 	const struct go_type *type = v->type ? v->type : c->type;
 	/* %d of a Go unsigned type prints it unsigned, as Go's %d does */
 	bool is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
 			 c->kind == TRACE_CONV_CHAR;
-	uint64_t w = word_bits(v->word, type->size, is_signed);
+
+	return word_bits(v->word, type->size, is_signed);
+}
+
+void trace_conv__print(FILE *f, const struct trace_conv *c,
+		       const struct trace_value *v)
+{
+	const struct go_type *type = v->type ? v->type : c->type;
+	uint64_t w = conv_word(c, v);
 	double d;
 	size_t i;
 
@@ -805,10 +815,7 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 void trace_conv__print_json(FILE *f, const struct trace_conv *c,
 			    const struct trace_value *v)
 {
-	const struct go_type *type = v->type ? v->type : c->type;
-	bool is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
-			 c->kind == TRACE_CONV_CHAR;
-	uint64_t w = word_bits(v->word, type->size, is_signed);
+	uint64_t w = conv_word(c, v);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
