@@ -31,6 +31,37 @@ int x86_disasm__handle(bool detail, csh *out)
 	return 0;
 }
 
+const cs_insn *x86_disasm__one(const uint8_t *code, size_t len,
+			       uint64_t addr)
+{
+	/* allocated once: cs_disasm() would allocate per instruction */
+	static cs_insn *insn;
+	csh cs;
+
+	if (x86_disasm__handle(true, &cs))
+		return NULL;
+	if (!insn)
+		insn = cs_malloc(cs);
+	if (!insn || !cs_disasm_iter(cs, &code, &len, &addr, insn))
+		return NULL;
+	return insn;
+}
+
+const cs_insn *x86_disasm__operands(const cs_insn *plain)
+{
+	return x86_disasm__one(plain->bytes, plain->size, plain->address);
+}
+
+bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target)
+{
+	const cs_x86 *x86 = &ci->detail->x86;
+
+	if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM)
+		return false;
+	*target = (uint64_t)x86->operands[0].imm;
+	return true;
+}
+
 enum x86_flow x86_insn__flow(unsigned int id)
 {
 	switch (id) {

@@ -18,6 +18,23 @@
  */
 int x86_disasm__handle(bool detail, csh *out);
 
+/*
+ * The one instruction at the LEN bytes of CODE (at address ADDR), decoded
+ * with its operands into a cs_insn the process shares: valid until the
+ * next call. NULL when the bytes do not decode (or out of memory).
+ */
+const cs_insn *x86_disasm__one(const uint8_t *code, size_t len,
+			       uint64_t addr);
+
+/* PLAIN, an instruction decoded without operands, decoded again with them
+ * (x86_disasm__one): a body decodes faster without operands, and only its
+ * branches need them. */
+const cs_insn *x86_disasm__operands(const cs_insn *plain);
+
+/* The target of CI (decoded with operands), a jump or call to a relative
+ * address, into *TARGET; false for one through a register or memory. */
+bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target);
+
 /* What an instruction does to the flow of control. */
 enum x86_flow {
 	X86_FLOW_PLAIN,	/* falls through to the next instruction */

@@ -82,25 +82,22 @@ static const uint8_t *padding_start(const uint8_t *code, size_t len)
 }
 
 /* Does the jmp JI leave a body of LEN bytes at ENTRY (see the top)? Its
- * operand is decoded here, with the detail handle DCS: the sweep itself
- * decodes without operands, which is faster. */
-static bool jmp_leaves(csh dcs, const cs_insn *ji, uint64_t entry, size_t len)
+ * operand is decoded here: the sweep itself decodes without operands,
+ * which is faster. */
+static bool jmp_leaves(const cs_insn *ji, uint64_t entry, size_t len)
 {
+	const cs_insn *ci = x86_disasm__operands(ji);
 	const cs_x86_op *op;
-	const cs_x86 *x86;
-	cs_insn *ci = NULL;
-	bool leaves = true;
+	uint64_t target;
 
-	if (cs_disasm(dcs, ji->bytes, ji->size, ji->address, 1, &ci) != 1)
+	if (!ci)
 		return true;
-	x86 = &ci->detail->x86;
-	op = &x86->operands[0];
-	if (x86->op_count == 1 && op->type == X86_OP_IMM)
-		leaves = (uint64_t)op->imm - entry >= len;
-	else if (x86->op_count == 1 && op->type == X86_OP_MEM)
-		leaves = op->mem.index == X86_REG_INVALID;
-	cs_free(ci, 1);
-	return leaves;
+	if (x86_insn__direct_target(ci, &target))
+		return target - entry >= len;
+	op = &ci->detail->x86.operands[0];
+	if (ci->detail->x86.op_count == 1 && op->type == X86_OP_MEM)
+		return op->mem.index == X86_REG_INVALID;
+	return true;
 }
 
 /* A run of code, as offsets from the function's entry. */
@@ -137,7 +134,7 @@ static void skip_known(const struct known *k, const uint8_t **p,
 /* Sweep [R->from, R->to) of the LEN bytes of FN's code at CODE, but for
  * the KNOWN spans. EXACT: LEN is the function's size, not a guess that may
  * cut the last instruction short. */
-static int sweep(csh cs, csh dcs, const struct go_func *fn,
+static int sweep(csh cs, const struct go_func *fn,
 		 const uint8_t *code, size_t len, const struct run *r,
 		 const struct known *known, bool exact, struct site_list *out)
 {
@@ -166,7 +163,7 @@ static int sweep(csh cs, csh dcs, const struct go_func *fn,
 		if (ci->id == X86_INS_RET)
 			err = site_list__add(out, ci, EXIT_RET);
 		else if (ci->id == X86_INS_JMP &&
-			 jmp_leaves(dcs, ci, entry, len))
+			 jmp_leaves(ci, entry, len))
 			err = site_list__add(out, ci, EXIT_TAIL_JMP);
 	}
 	cs_free(ci, 1);
@@ -283,7 +280,7 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 	struct run *runs = NULL, all;
 	const uint8_t *code;
 	size_t len = 0, nruns = 0, i;
-	csh cs, dcs;
+	csh cs;
 	int err;
 
 	*sites = NULL;
@@ -293,15 +290,13 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 		err = entry_sp_runs(bin, fn, code, len, &runs, &nruns);
 	if (!err)
 		err = x86_disasm__handle(false, &cs);
-	if (!err)
-		err = x86_disasm__handle(true, &dcs);
 	if (!err && !nruns) {
 		all = (struct run){ 0, len };
-		err = sweep(cs, dcs, fn, code, len, &all, known,
+		err = sweep(cs, fn, code, len, &all, known,
 			    fn->size != 0, &l);
 	}
 	for (i = 0; i < nruns && !err; i++)
-		err = sweep(cs, dcs, fn, code, len, &runs[i], known,
+		err = sweep(cs, fn, code, len, &runs[i], known,
 			    fn->size != 0, &l);
 	free(runs);
 	if (err) {

@@ -127,17 +127,16 @@ static bool code__decode(const struct code *c, uint64_t addr, csh cs,
 
 /*
  * Decode the instruction at ADDR into IN. With OPERANDS, all of IN, and
- * c->ci keeps the instruction for the caller; without, a branch or call
- * alone is decoded with its operands, for its target: capstone formats
- * the operands of every instruction it decodes with them, which costs
- * more than the decoding. False when ADDR lies outside the code or its
- * bytes are not an instruction.
+ * c->ci keeps the instruction for the caller; without, only a branch or
+ * call is decoded again with its operands, for its target: capstone
+ * formats the operands of every instruction it decodes with them, which
+ * costs more than the decoding. False when ADDR lies outside the code or
+ * its bytes are not an instruction.
  */
 static bool code__insn_at(struct code *c, uint64_t addr, bool operands,
 			  struct insn *in)
 {
 	const cs_insn *ci = operands ? c->ci : c->plain_ci;
-	const cs_x86 *x86;
 
 	if (!code__decode(c, addr, operands ? c->cs : c->plain_cs,
 			  operands ? c->ci : c->plain_ci))
@@ -149,17 +148,15 @@ static bool code__insn_at(struct code *c, uint64_t addr, bool operands,
 		.flow = x86_insn__flow(ci->id),
 		.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
 	};
-	if (!operands && flow_branches(in->flow)) {
-		if (!code__decode(c, addr, c->cs, c->ci))
+	if (!operands) {
+		if (!flow_branches(in->flow))
+			return true;
+		ci = x86_disasm__operands(ci);
+		if (!ci)
 			return false;
-		ci = c->ci;
-	} else if (!operands) {
-		return true;
 	}
-	x86 = &ci->detail->x86;
-	in->direct = flow_branches(in->flow) && x86->op_count == 1 &&
-		     x86->operands[0].type == X86_OP_IMM;
-	in->target = in->direct ? (uint64_t)x86->operands[0].imm : 0;
+	in->direct = flow_branches(in->flow) &&
+		     x86_insn__direct_target(ci, &in->target);
 	in->cmp_stackguard_r14 = insn_cmp_stackguard_r14(ci);
 	in->writes_sp = insn_writes_sp(ci);
 	return true;

@@ -90,17 +90,10 @@ static bool prefix_bad(const cs_x86 *x86)
 
 static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 {
-	/* one for every call: cs_disasm() would allocate per instruction,
-	 * and this runs for every probe of a whole binary */
-	static cs_insn *insn;
+	const cs_insn *insn = x86_disasm__one(code, len, addr);
 	const cs_x86 *x86;
-	csh cs;
 
-	if (x86_disasm__handle(true, &cs))
-		return false;
 	if (!insn)
-		insn = cs_malloc(cs);
-	if (!insn || !cs_disasm_iter(cs, &code, &len, &addr, insn))
 		return false;
 	x86 = &insn->detail->x86;
 	if (prefix_bad(x86))
