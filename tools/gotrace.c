@@ -320,71 +320,80 @@ static void print_stack(struct traced_binary *tb, FILE *f,
 	}
 }
 
-/* The formatted message of event E for ROW; with VALUES (-j), its values
- * besides, as a JSON array into *VALUES. */
+/* Where a value's %T name is written. */
+struct type_names {
+	char addr[40];			/* <type 0x...> */
+	char gccgo[TRACE_STR_MAX + 1];
+};
+
+/* Value I of event E for ROW into V, a %T with its dynamic type named. */
+static void event_value(const struct trace_event *e,
+			const struct trace_row *row, size_t i,
+			struct trace_value *v, struct type_names *names)
+{
+	const struct trace_conv *c = &row->probe->convs[i];
+
+	trace_row__value(row, i, e, env.str_max, v);
+	if (c->kind == TRACE_CONV_TYPE && v->str) {
+		go_rtype__gccgo_name(v->str, v->str_len, names->gccgo,
+				     sizeof(names->gccgo));
+		v->type_name = names->gccgo;
+	} else if (c->kind == TRACE_CONV_TYPE && !v->unreadable) {
+		v->type_name = type_name(binary_for(row->bin), e, v->word,
+					 names->addr, sizeof(names->addr));
+	}
+}
+
+/* The formatted message of event E for ROW. */
 static char *format_message(struct printer *pr, const struct trace_event *e,
-			    const struct trace_row *row, char **values)
+			    const struct trace_row *row)
 {
 	const struct trace_probe *p = row->probe;
+	struct type_names names;
 	struct trace_value v;
-	char *msg = NULL, tbuf[40], name[TRACE_STR_MAX + 1];
-	size_t len = 0, vlen = 0, i;
-	FILE *m, *vm = NULL;
+	char *msg = NULL;
+	size_t len = 0, i;
+	FILE *m;
 
 	m = open_memstream(&msg, &len);
 	if (!m)
 		return NULL;
-	if (values) {
-		*values = NULL;
-		vm = open_memstream(values, &vlen);
-		if (!vm) {
-			fclose(m);
-			free(msg);
-			return NULL;
-		}
-		fputc('[', vm);
-	}
 	for (i = 0; i < p->nconvs; i++) {
 		fputs(p->convs[i].prefix, m);
-		trace_row__value(row, i, e, env.str_max, &v);
-		if (p->convs[i].kind == TRACE_CONV_TYPE && v.str) {
-			go_rtype__gccgo_name(v.str, v.str_len, name, sizeof(name));
-			v.type_name = name;
-		} else if (p->convs[i].kind == TRACE_CONV_TYPE && !v.unreadable)
-			v.type_name = type_name(binary_for(row->bin), e, v.word,
-						tbuf, sizeof(tbuf));
+		event_value(e, row, i, &v, &names);
 		trace_conv__print(m, &p->convs[i], &v);
-		if (vm) {
-			fputs(i ? "," : "", vm);
-			trace_conv__print_json(vm, &p->convs[i], &v);
-		}
 	}
 	fputs(p->suffix, m);
-	if (vm) {
-		fputc(']', vm);
-		if (fclose(vm)) {
-			free(*values);
-			*values = NULL;
-		}
-	}
-	if (fclose(m) || (values && !*values)) {
+	if (fclose(m)) {
 		free(msg);
-		if (values) {
-			free(*values);
-			*values = NULL;
-		}
 		return NULL;
 	}
 	return msg;
+}
+
+/* -j: the values of event E for ROW, as a JSON array. */
+static void print_values(FILE *f, const struct trace_event *e,
+			 const struct trace_row *row)
+{
+	struct type_names names;
+	struct trace_value v;
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < row->probe->nconvs; i++) {
+		fputs(i ? "," : "", f);
+		event_value(e, row, i, &v, &names);
+		trace_conv__print_json(f, &row->probe->convs[i], &v);
+	}
+	fputc(']', f);
 }
 
 static void print_event(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row)
 {
 	char comm[17], tbuf[32] = "", goid[24] = "-", func[4096], *msg;
-	char *values = NULL;
 
-	msg = format_message(pr, e, row, env.tool.json ? &values : NULL);
+	msg = format_message(pr, e, row);
 	if (!msg)
 		return;
 	memcpy(comm, e->comm, 16);
@@ -416,7 +425,8 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf(",\"inlined\":true");
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
-		printf(",\"values\":%s", values);
+		printf(",\"values\":");
+		print_values(stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
 			print_stack(binary_for(row->bin), stdout, e);
@@ -441,7 +451,6 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		}
 	}
 	free(msg);
-	free(values);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)

@@ -468,7 +468,6 @@ int go_binary__dwarf(const struct go_binary *bin, Dwarf **out)
 	 * can see, and every go_binary is allocated writable. */
 	struct go_binary *b = (struct go_binary *)bin;
 	GElf_Shdr sh;
-
 	int err;
 
 	*out = NULL;

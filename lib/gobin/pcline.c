@@ -236,7 +236,6 @@ static int decode_func(const struct pcline *p, size_t i,
 	return err;
 }
 
-/* The function whose [entry, end) holds PC, by index, or -1. */
 /* The row holding PC, or NULL past the end of the tables. */
 static const struct row *row_at(const struct func_rows *fr, uint64_t pc)
 {
