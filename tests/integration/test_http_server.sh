@@ -126,14 +126,15 @@ test_max_overhead() {
 	# A shared 2-CPU VM: a rate varies by 20% from run to run, more when
 	# a neighbour is busy, and the server gets faster as it warms up (over
 	# some 30,000 requests). So: a warm-up, medians, the untraced ones
-	# taken before and after the traced ones, and a second trial when the
-	# first falls short (a tool that detached too little would cost the
-	# server most of its rate in both).
+	# taken before and after the traced ones, and up to three trials when
+	# one falls short (in clean-clone CI runs, one trial in four fell to
+	# 77-87% with the same probes as a passing one; a tool that detached
+	# too little would cost the server most of its rate in all three).
 	rates warmup "http://$addr/" 8 >/dev/null
-	for trial in 1 2; do
+	for trial in 1 2 3; do
 		result=$(limit_trial "http://$addr/" "$spid" "$out")
 		read -r rc traced untraced rounds <<<"$result"
-		tried+="trial $trial: exit $rc, $traced req/s traced, $untraced untraced; "
+		tried+="trial $trial: exit $rc, $traced req/s traced, $untraced untraced, $(grep -o '[0-9]* probed functions detached' "$out.err" | tail -1); "
 		[[ $rc -eq 0 ]] && grep -q 'over --max-overhead 5%: [0-9]* probed functions detached' "$out.err" &&
 			awk -v t="$traced" -v u="$untraced" 'BEGIN { exit !(t >= 0.9 * u) }' && break
 		rc=fail
