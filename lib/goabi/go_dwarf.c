@@ -25,6 +25,7 @@
 /* gc's extensions to DWARF (cmd/internal/dwarf). */
 #define DW_AT_go_kind 0x2900
 #define DW_AT_go_elem 0x2902
+#define DW_AT_go_runtime_type 0x2904
 
 /* reflect.Kind, the values of DW_AT_go_kind that need more than the tag. */
 enum {
@@ -90,6 +91,9 @@ struct go_dwarf {
 	uint64_t *abi0;		/* entries of the NAME.abi0 symbols */
 	size_t nabi0;
 	bool abi0_indexed;
+	struct go_dwarf_rtype *rtypes;	/* by offset */
+	size_t nrtypes;
+	bool rtypes_indexed;
 	struct memo *memo;
 	size_t memo_cap, memo_used;
 	struct pending *pending;
@@ -674,6 +678,7 @@ void go_dwarf__close(struct go_dwarf *d)
 	free(d->funcs);
 	free(d->types);
 	free(d->abi0);
+	free(d->rtypes);
 	free(d->memo);
 	free(d->pending);
 	free(d);
@@ -798,6 +803,101 @@ static int index_types(struct go_dwarf *d)
 		qsort(d->types, d->ntypes, sizeof(*d->types), cmp_types);
 	d->types_indexed = true;
 	return 0;
+}
+
+static int cmp_rtypes(const void *a, const void *b)
+{
+	const struct go_dwarf_rtype *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Add the type of DIE, when it has a runtime type and Go can hold it. */
+static int add_rtype(struct go_dwarf *d, Dwarf_Die *die, size_t *cap)
+{
+	Dwarf_Attribute attr;
+	const struct go_type *t;
+	Dwarf_Addr off;
+	int err;
+
+	/* DW_FORM_addr, which holds an offset in the type data */
+	if (!dwarf_attr(die, DW_AT_go_runtime_type, &attr) ||
+	    dwarf_formaddr(&attr, &off))
+		return 0;
+	err = type_of(d, die, 0, &t);
+	if (!err)
+		err = resolve_pending(d);
+	if (err || !t)
+		return err;
+	err = gt_ensure_mem((void **)&d->rtypes, cap, sizeof(*d->rtypes),
+			    d->nrtypes + 1);
+	if (err)
+		return err;
+	d->rtypes[d->nrtypes].offset = off;
+	d->rtypes[d->nrtypes++].type = t;
+	return 0;
+}
+
+int go_dwarf__runtime_types(struct go_dwarf *d,
+			    const struct go_dwarf_rtype **out, size_t *n)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cu_die, die;
+	size_t cap = 0, i, k;
+	int ret = 0, err;
+
+	if (!d->rtypes_indexed) {
+		d->nrtypes = 0;
+		while ((ret = dwarf_get_units(d->dw, cu, &cu, NULL, NULL,
+					      &cu_die, NULL)) == 0) {
+			if (dwarf_srclang(&cu_die) != DW_LANG_Go ||
+			    dwarf_child(&cu_die, &die))
+				continue;
+			do {
+				if (!is_type_tag(dwarf_tag(&die)))
+					continue;
+				err = add_rtype(d, &die, &cap);
+				if (err)
+					return err;
+			} while ((ret = dwarf_siblingof(&die, &die)) == 0);
+			if (ret < 0)
+				break;
+		}
+		if (ret < 0)
+			return corrupt(d);
+		if (d->nrtypes)
+			qsort(d->rtypes, d->nrtypes, sizeof(*d->rtypes),
+			      cmp_rtypes);
+		/* a type described twice (a struct and its typedef) once */
+		for (i = 0, k = 0; i < d->nrtypes; i++)
+			if (!k || d->rtypes[k - 1].offset != d->rtypes[i].offset)
+				d->rtypes[k++] = d->rtypes[i];
+		d->nrtypes = k;
+		d->rtypes_indexed = true;
+	}
+	*out = d->rtypes;
+	*n = d->nrtypes;
+	return 0;
+}
+
+const struct go_type *go_dwarf__runtime_type(struct go_dwarf *d,
+					     uint64_t offset)
+{
+	const struct go_dwarf_rtype *r;
+	size_t n, lo = 0, hi;
+
+	if (go_dwarf__runtime_types(d, &r, &n))
+		return NULL;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].offset < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo].offset == offset ? r[lo].type : NULL;
 }
 
 /* The DIE of the Go type named NAME (gc's spelling): 0, -ENOENT with a

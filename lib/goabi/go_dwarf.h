@@ -111,4 +111,25 @@ int go_dwarf__func_sig(struct go_dwarf *d, uint64_t entry,
 int go_dwarf__member_offset(struct go_dwarf *d, const char *type,
 			    const char *path, uint64_t *off);
 
+/* A type and its runtime type descriptor. */
+struct go_dwarf_rtype {
+	uint64_t offset;		/* of the descriptor in the type data
+					 * (from moduledata.types) */
+	const struct go_type *type;
+};
+
+/*
+ * Every type at the top of a Go unit that has a runtime type descriptor
+ * (gc's DW_AT_go_runtime_type, which holds its offset in the type data,
+ * runtime.types), with the go_type built for it, sorted by offset: what
+ * an interface's type word names. Built once and kept. Returns 0 (none
+ * for gccgo), -EINVAL on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__runtime_types(struct go_dwarf *d,
+			    const struct go_dwarf_rtype **out, size_t *n);
+
+/* The type whose descriptor is at OFFSET in the type data, or NULL. */
+const struct go_type *go_dwarf__runtime_type(struct go_dwarf *d,
+					     uint64_t offset);
+
 #endif

@@ -276,6 +276,11 @@ int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name)
 	return err;
 }
 
+uint64_t go_rtypes__start(const struct go_rtypes *r)
+{
+	return r->types;
+}
+
 void go_rtype__gccgo_name(const char *name, size_t len, char *out, size_t size)
 {
 	bool quoted = false;

@@ -35,6 +35,10 @@ void go_rtypes__close(struct go_rtypes *r);
  */
 int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name);
 
+/* Where the type data starts (moduledata.types): DWARF's runtime type
+ * offsets count from there. */
+uint64_t go_rtypes__start(const struct go_rtypes *r);
+
 /*
  * gccgo's type descriptors name their type with the package path quoted
  * between tabs ("*\tmain\tmain.myErr"); as libgo's _type.string() does,

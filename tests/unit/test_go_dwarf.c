@@ -19,6 +19,7 @@
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
+#include "gobin/go_rtype.h"
 #include "test.h"
 
 static const char *const gc_fixtures[] = {
@@ -692,6 +693,47 @@ TEST(member_offset)
 	}
 }
 
+/* Runtime types: each DWARF type of the fixture's own package whose
+ * descriptor DWARF gives is, by the type data's own name at that offset
+ * (go_rtype, an independent reader), the same type; and lookups find it. */
+TEST(runtime_types)
+{
+	const struct go_dwarf_rtype *r;
+	struct go_rtypes *rt;
+	struct fixture f;
+	const char *name;
+	size_t i, k, n, own;
+
+	for (i = 0; i < sizeof(gc_fixtures) / sizeof(gc_fixtures[0]); i++) {
+		if (open_fixture(gc_fixtures[i], &f))
+			continue;
+		CHECK_EQ_INT(go_rtypes__open(f.bin, &rt), 0);
+		CHECK_EQ_INT(go_dwarf__runtime_types(f.d, &r, &n), 0);
+		CHECK(n > 100);
+		for (k = 0, own = 0; rt && k < n; k++) {
+			const char *t = r[k].type->name;
+
+			if (k)
+				CHECK(r[k].offset > r[k - 1].offset);
+			CHECK(go_dwarf__runtime_type(f.d, r[k].offset) == r[k].type);
+			if (!t || (strncmp(t, "main.", 5) && strncmp(t, "*main.", 6)))
+				continue;
+			own++;
+			if (go_rtypes__name(rt, go_rtypes__start(rt) + r[k].offset,
+					    &name) || strcmp(name, t)) {
+				fprintf(stderr, "%s: %s at +0x%llx is %s\n",
+					gc_fixtures[i], t,
+					(unsigned long long)r[k].offset, name);
+				CHECK(!"runtime type names differ");
+			}
+		}
+		CHECK(own >= 5);
+		CHECK(!go_dwarf__runtime_type(f.d, 1));
+		go_rtypes__close(rt);
+		close_fixture(&f);
+	}
+}
+
 int main(void)
 {
 	RUN(gc_signatures);
@@ -705,5 +747,6 @@ int main(void)
 	RUN(duplicate_results);
 	RUN(lookup);
 	RUN(member_offset);
+	RUN(runtime_types);
 	return TEST_SUMMARY();
 }
