@@ -13,6 +13,9 @@
 
 const volatile bool user_stack = false;	/* -U */
 const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
+const volatile __u32 value_size = 1024;	/* --value-size: %v bytes */
+const volatile __u32 value_depth = 4;	/* --value-depth */
+const volatile __u32 value_str_max = 80;	/* -Z: bytes of a string */
 
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, struct trace_plan) plans SEC(".maps");
 
@@ -38,6 +41,63 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* %v's value types, their slots and the dynamic types of interfaces; user
+ * space sizes them before loading (1 until then: BPF refuses 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_vtype);
+} vtypes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_vslot);
+} vslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct trace_vdyn);
+} vdyn SEC(".maps");
+
+/* What is left to read of the %v values of one event, breadth first. */
+struct walk_item {
+	__u64 addr;
+	__u32 vtype;
+	__u32 count;		/* elements */
+	__u32 depth;		/* of references followed to reach it */
+	__u32 pad;
+};
+
+struct walk {
+	struct walk_item items[TRACE_MAX_CHUNKS];
+	__u32 nitems;		/* pushed so far */
+	__u32 cur;		/* being read */
+	bool started;		/* cur's chunk is read: its slots are next */
+	__u32 data_off;		/* of cur's bytes in the event's value */
+	__u32 nelems;		/* of cur's elements read whole */
+	__u32 elem, slot;	/* the next slot to follow */
+	struct trace_vtype vt;	/* cur's */
+	__u64 start_code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk);
+} walks SEC(".maps");
+
+_Static_assert(__builtin_offsetof(struct trace_event, value) % 8 == 0 &&
+	       sizeof(struct trace_chunk) == 16, "chunks are 8-byte aligned");
+_Static_assert((TRACE_VALUE_MAX & (TRACE_VALUE_MAX - 1)) == 0 &&
+	       (TRACE_MAX_CHUNKS & (TRACE_MAX_CHUNKS - 1)) == 0,
+	       "masks bound offsets");
 
 /* Bit i: words[i] has no value (faulted, behind nil, out of range). */
 static __always_inline __u32 unread(const struct trace_event *e)
@@ -243,6 +303,195 @@ static __always_inline void read_stack(struct trace_event *e,
 	e->nframes = n;
 }
 
+/* The word at OFF of the event's %v memory (OFF is 8-byte aligned). */
+static __always_inline __u64 value_word(const struct trace_event *e, __u32 off)
+{
+	return *(const __u64 *)&e->value[off & (2 * TRACE_VALUE_MAX - 8)];
+}
+
+/*
+ * A chunk of WANT bytes at ADDR, cut to what is left of the budget: its
+ * header, then its bytes. Returns the offset of the bytes and sets *GOT, or
+ * -1 when no room is left.
+ */
+static __always_inline int read_chunk(struct trace_event *e, __u64 addr,
+				      __u64 want, __u32 *got)
+{
+	__u32 used = e->value_len & (TRACE_VALUE_MAX - 1), room, n, data;
+	struct trace_chunk *h;
+
+	if (e->nchunks >= TRACE_MAX_CHUNKS ||
+	    used + sizeof(*h) >= value_size || value_size > TRACE_VALUE_MAX)
+		return -1;
+	room = value_size - used - sizeof(*h);
+	n = want < room ? want : room;
+	n &= TRACE_VALUE_MAX - 1;
+	h = (struct trace_chunk *)&e->value[used];
+	data = used + sizeof(*h);
+	h->addr = addr;
+	h->len = n;
+	h->fault = 0;
+	if (n && bpf_probe_read_user(&e->value[data], n, (void *)addr)) {
+		h->fault = 1;
+		h->len = n = 0;
+	}
+	e->value_len = data + ((n + 7) & ~7U);
+	e->nchunks++;
+	*got = n;
+	return data;
+}
+
+static __always_inline void walk_push(struct walk *w, __u64 addr, __u32 vtype,
+				      __u64 count, __u32 depth)
+{
+	struct walk_item *it;
+
+	if (!addr || !count || depth > value_depth ||
+	    w->nitems >= TRACE_MAX_CHUNKS)
+		return;
+	it = &w->items[w->nitems & (TRACE_MAX_CHUNKS - 1)];
+	it->addr = addr;
+	it->vtype = vtype;
+	it->count = count > TRACE_VALUE_MAX ? TRACE_VALUE_MAX : count;
+	it->depth = depth;
+	w->nitems++;
+}
+
+/* Follow the reference of KIND in words A and B, to a VTYPE at DEPTH. */
+static __always_inline void walk_ref(struct walk *w, struct trace_event *e,
+				     __u32 kind, __u64 a, __u64 b, __u32 vtype,
+				     __u32 depth, __u32 flags)
+{
+	struct trace_vdyn *dyn;
+	__u32 got = 0;
+	__u64 key;
+	int off;
+
+	switch (kind) {
+	case REF_MEM:
+	case REF_PTR:
+		walk_push(w, a, vtype, 1, depth);
+		return;
+	case REF_STRING:
+		walk_push(w, a, 0, b < value_str_max ? b : value_str_max, depth);
+		return;
+	case REF_SLICE:
+		walk_push(w, a, vtype, b, depth);
+		return;
+	case REF_IFACE:
+		/* the itab's second word is the type: read, and kept for
+		 * user space to name it */
+		if (!a || (off = read_chunk(e, a, 16, &got)) < 0 || got < 16)
+			return;
+		a = value_word(e, off + 8);
+		break;
+	case REF_EFACE:
+		break;
+	default:
+		return;
+	}
+	key = a - w->start_code;
+	dyn = a ? bpf_map_lookup_elem(&vdyn, &key) : NULL;
+	if (!dyn)
+		return;
+	if (!(dyn->flags & DYN_DIRECT) || dyn->flags & DYN_FOLLOW ||
+	    (dyn->flags & DYN_FOLLOW_ROOT && flags & REF_ROOT))
+		walk_push(w, b, dyn->vtype, 1, depth);
+}
+
+struct walk_ctx {
+	struct walk *w;
+	struct trace_event *e;
+};
+
+/* One step: read the next chunk, or follow one slot of one element of it.
+ * Returns 1 when nothing is left to do. */
+static long walk_step(__u32 i, struct walk_ctx *c)
+{
+	struct walk *w = c->w;
+	struct trace_event *e = c->e;
+	struct walk_item *it;
+	struct trace_vtype *vt;
+	struct trace_vslot *sl;
+	__u32 idx, got = 0, off;
+	int data;
+
+	if (w->cur >= w->nitems)
+		return 1;
+	it = &w->items[w->cur & (TRACE_MAX_CHUNKS - 1)];
+	if (!w->started) {
+		idx = it->vtype;
+		vt = bpf_map_lookup_elem(&vtypes, &idx);
+		if (!vt) {
+			w->cur++;
+			return 0;
+		}
+		w->vt = *vt;
+		data = read_chunk(e, it->addr, (__u64)vt->size * it->count, &got);
+		if (data < 0)
+			return 1;
+		w->data_off = data;
+		w->nelems = vt->size ? got / vt->size : 0;
+		w->elem = w->slot = 0;
+		if (vt->nslots && w->nelems && it->depth < value_depth)
+			w->started = true;
+		else
+			w->cur++;
+		return 0;
+	}
+	idx = w->vt.first_slot + w->slot;
+	sl = bpf_map_lookup_elem(&vslots, &idx);
+	if (sl) {
+		off = w->data_off + w->elem * w->vt.size + sl->offset;
+		walk_ref(w, e, sl->kind, value_word(e, off), value_word(e, off + 8),
+			 sl->vtype, it->depth + 1, 0);
+	}
+	if (++w->slot >= w->vt.nslots) {
+		w->slot = 0;
+		if (++w->elem >= w->nelems) {
+			w->started = false;
+			w->cur++;
+		}
+	}
+	return 0;
+}
+
+/* %v: the memory the plan's values refer to, from its roots on. */
+static __always_inline void read_values(struct trace_event *e,
+					const struct trace_plan *plan,
+					__u64 start_code)
+{
+	struct walk_ctx c = { .e = e };
+	__u32 zero = 0, i, w0, w1;
+	struct walk *w;
+
+	e->value_len = 0;
+	e->nchunks = 0;
+	w = bpf_map_lookup_elem(&walks, &zero);
+	if (!w)
+		return;
+	w->nitems = 0;
+	w->cur = 0;
+	w->started = false;
+	w->start_code = start_code;
+	for (i = 0; i < TRACE_MAX_VROOTS; i++) {
+		const struct trace_vroot *r = &plan->vroots[i];
+
+		if (i >= plan->nvroots)
+			break;
+		w0 = r->word0 & (TRACE_MAX_WORDS - 1);
+		w1 = r->word1 & (TRACE_MAX_WORDS - 1);
+		if (unread(e) >> w0 & 1 || unread(e) >> w1 & 1)
+			continue;
+		/* a value in memory is the value itself, depth 0; anything
+		 * else a root refers to is one reference away */
+		walk_ref(w, e, r->kind, e->words[w0] + r->offset, e->words[w1],
+			 r->vtype, r->kind != REF_MEM, r->flags);
+	}
+	c.w = w;
+	bpf_loop(TRACE_MAX_CHUNKS * 16, walk_step, &c, 0);
+}
+
 SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
@@ -294,14 +543,20 @@ int trace_hit(struct pt_regs *ctx)
 	e->goid = current_goid(task, regs[14], cookie, plan->tls_g_offset,
 				plan->goid_offset);
 	e->start_code = BPF_CORE_READ(task, mm, start_code);
+	if (plan->nvroots && !e->tail)
+		read_values(e, plan, e->start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
 		read_stack(e, ctx, cookie);
 	/* only the strings the plan reads; the reader is woken when a
 	 * quarter of the ring buffer waits (it polls every 100 ms anyway):
 	 * a wake-up per event would cost more than the probe itself */
-	size = sizeof(*e) - sizeof(e->str) +
-	       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
+	if (plan->nvroots && !e->tail)
+		size = __builtin_offsetof(struct trace_event, value) +
+		       (e->value_len & (2 * TRACE_VALUE_MAX - 1));
+	else
+		size = __builtin_offsetof(struct trace_event, str) +
+		       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= RINGBUF_SIZE / 4 ?

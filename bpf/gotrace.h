@@ -10,6 +10,10 @@
 #define TRACE_TERM_STR_MAX	64	/* bytes of a string a filter compares */
 #define TRACE_MAX_FRAMES	32	/* -U: return addresses of a stack */
 #define TRACE_NO_BASE		0xff
+#define TRACE_MAX_VROOTS	8	/* references %v values start from */
+#define TRACE_VALUE_MAX		4096	/* bytes of %v memory per event, the
+					 * bound of --value-size */
+#define TRACE_MAX_CHUNKS	64	/* memory reads of %v per event */
 
 enum trace_word_kind {
 	WORD_REG,	/* the whole register REG */
@@ -73,16 +77,90 @@ struct trace_cmp {
 	char bytes[TRACE_TERM_STR_MAX];
 };
 
+/*
+ * %v: what a value refers to, read by BPF into the event's chunks. A
+ * reference is a pair of words, of the plan (a root) or of memory already
+ * read (a slot of a value type): the pointer and length of a string or a
+ * slice, an interface's type (or itab) and data, or a pointer. What a
+ * chunk holds is of value type VTYPE (vtypes map), whose slots are the
+ * references BPF follows in turn, breadth first, within the byte budget
+ * and the depth the options set.
+ */
+enum trace_ref_kind {
+	REF_NONE,
+	REF_MEM,	/* a value of VTYPE at WORD0 + OFFSET (WORD1: its
+			 * first word, read only when readable) */
+	REF_PTR,	/* a pointer (WORD0) to a VTYPE, followed */
+	REF_STRING,	/* a string's bytes: pointer WORD0, length WORD1 */
+	REF_SLICE,	/* a slice's elements of VTYPE: WORD0, length WORD1 */
+	REF_EFACE,	/* interface{}: type WORD0, data WORD1 */
+	REF_IFACE,	/* an interface with methods: itab WORD0, data WORD1 */
+};
+
+#define REF_ROOT	1	/* a top-level value: an interface's dynamic
+				 * pointer to a struct, array, slice or map is
+				 * followed, as fmt prints &{...} */
+
+/* A root reference: its words are the plan's. */
+struct trace_vroot {
+	__u8 kind;
+	__u8 word0;
+	__u8 word1;
+	__u8 flags;
+	__s32 offset;	/* REF_MEM */
+	__u32 vtype;
+};
+
+/* A value type: SIZE bytes, and the references at slots [FIRST_SLOT,
+ * FIRST_SLOT + NSLOTS) of the vslots map. Type 0 is a byte. */
+struct trace_vtype {
+	__u32 size;
+	__u32 first_slot;
+	__u32 nslots;
+	__u32 pad;
+};
+
+/* A reference inside a value type: the words at OFFSET and OFFSET + 8. */
+struct trace_vslot {
+	__u32 offset;
+	__u8 kind;
+	__u8 pad[3];
+	__u32 vtype;
+};
+
+#define DYN_DIRECT	1	/* the data word is the value (pointer-shaped) */
+#define DYN_FOLLOW	2	/* DIRECT: a pointer followed anywhere (the
+				 * errors whose message fmt prints) */
+#define DYN_FOLLOW_ROOT	4	/* DIRECT: a pointer followed at the top */
+
+/* A dynamic type, keyed by its descriptor's address minus the loaded
+ * executable's start_code: VTYPE is its own, or for a followed pointer
+ * that of what it points to. */
+struct trace_vdyn {
+	__u32 vtype;
+	__u32 flags;
+};
+
+/* The header of a chunk of %v memory in an event: LEN bytes read at ADDR
+ * follow it, padded to 8; FAULT: none could be read. */
+struct trace_chunk {
+	__u64 addr;
+	__u32 len;
+	__u32 fault;
+};
+
 /* What one probe reads, keyed by the index in its cookie. */
 struct trace_plan {
 	__u32 nwords;
 	__u32 nstrs;
 	__u32 nterms;
+	__u32 nvroots;
 	__u32 goid_offset;	/* of goid in g; 0: no goroutine ids (gccgo) */
 	__s64 tls_g_offset;	/* of g from the thread pointer */
 	struct trace_word words[TRACE_MAX_WORDS];
 	struct trace_str strs[TRACE_MAX_STRS];
 	struct trace_cmp terms[TRACE_MAX_TERMS];
+	struct trace_vroot vroots[TRACE_MAX_VROOTS];
 };
 
 struct trace_event {
@@ -104,6 +182,11 @@ struct trace_event {
 	__u64 frames[TRACE_MAX_FRAMES];	/* the PC, then return addresses */
 	__u32 str_len[TRACE_MAX_STRS];	/* bytes copied into str[i] */
 	char str[TRACE_MAX_STRS][TRACE_STR_MAX];
+	/* %v: chunks (a struct trace_chunk, then its bytes) in
+	 * value[0..value_len); sent only as far as used */
+	__u32 value_len;
+	__u32 nchunks;
+	__u8 value[2 * TRACE_VALUE_MAX + 64];
 };
 
 #endif

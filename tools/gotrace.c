@@ -54,7 +54,13 @@ static struct env {
 	bool user_stack;	/* -U */
 	long max_events;	/* -M */
 	long str_max;		/* -Z */
-} env = { .str_max = 80 };
+	long value_size;	/* --value-size */
+	long value_depth;	/* --value-depth */
+} env = { .str_max = 80, .value_size = 1024, .value_depth = 4 };
+
+#define OPT_VALUE_SIZE	0x2001
+#define OPT_VALUE_DEPTH	0x2002
+#define MAX_VALUE_DEPTH	16
 
 const char *argp_program_version = TOOL " 0.1";
 static const char doc[] =
@@ -62,7 +68,8 @@ static const char doc[] =
 "\n"
 "USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-U] [-M MAX] [-Z STRLEN]\n"
 "               [-d DURATION] [-r] [-v] [-j] [--max-overhead PCT]\n"
-"               [--debug-file FILE] PROBE [PROBE ...]\n"
+"               [--debug-file FILE] [--value-size BYTES] [--value-depth N]\n"
+"               PROBE [PROBE ...]\n"
 "\n"
 "PROBE is [r:][BINARY:]FUNCTION [(FILTER)] [\"FORMAT\"[, ARG ...]] as in\n"
 "bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run\n"
@@ -76,8 +83,14 @@ static const char doc[] =
 "true, false, nil), ARG (non-zero) or !ARG, joined by && and || (&&\n"
 "first); evaluated in BPF: only matching calls reach the output.\n"
 "With DWARF, values keep their declared types (%s prints a string or a\n"
-"[]byte, %T an interface's dynamic type). Without DWARF (stripped\n"
-"binaries) there are no names, fields, indexes or %T, and the format\n"
+"[]byte, %T an interface's dynamic type), and %v (%+v with field names)\n"
+"prints any value as Go's fmt does: structs, slices, strings, interfaces\n"
+"by their dynamic type, errors by their message, pointers at the top as\n"
+"&{...}; maps as map[...]; a value fmt would call String or Error on is\n"
+"said first as <TYPE>. BPF reads at most --value-size bytes and\n"
+"--value-depth references per event: \"...\" where it stopped.\n"
+"Without DWARF (stripped binaries) there are no names, fields, indexes,\n"
+"%T or %v, and the format\n"
 "gives the types: %d %i int (8 bytes), %hd int16, %hhd int8, %w32d int32\n"
 "(C23 widths w8 w16 w32 w64), %u %x unsigned (same modifiers), %c rune,\n"
 "%p pointer, %s Go string (pointer and length), %t bool, %f float64,\n"
@@ -101,6 +114,7 @@ static const char doc[] =
 "    gotrace -p 181 'main.(*Server).handle \"%s %s\" req.Method, req.URL.Path'\n"
 "    gotrace -p 181 'main.greet (name == \"bob\") \"%s %d\" name, len(name)'\n"
 "    gotrace -p 181 'main.send \"%s %T\" buf, err'  # []byte, dynamic type\n"
+"    gotrace -p 181 'main.(*Server).handle \"%+v\" req'  # the whole value\n"
 "    gotrace -U -p 181 'main.add'                   # with stacks\n"
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
@@ -118,6 +132,8 @@ static const struct argp_option opts[] = {
 	{ "string-size", 'Z', "STRLEN", 0, "Bytes of a string to read (default 80, at most 512)", 0 },
 	{ "regexp", 'r', NULL, 0, "FUNCTION is a regular expression", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines: the message, and its values typed in \"values\"", 0 },
+	{ "value-size", OPT_VALUE_SIZE, "BYTES", 0, "%v: bytes of memory read per event (default 1024, at most 4096)", 0 },
+	{ "value-depth", OPT_VALUE_DEPTH, "N", 0, "%v: references followed from a value (default 4, at most 16)", 0 },
 	{},
 };
 
@@ -138,6 +154,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (env.str_max > TRACE_STR_MAX)
 			tool__usage_error("STRLEN %ld is over %d", env.str_max,
 					  TRACE_STR_MAX);
+		return 0;
+	case OPT_VALUE_SIZE:
+		env.value_size = tool__parse_positive(arg, "BYTES");
+		if (env.value_size > TRACE_VALUE_MAX)
+			tool__usage_error("--value-size %ld is over %d",
+					  env.value_size, TRACE_VALUE_MAX);
+		return 0;
+	case OPT_VALUE_DEPTH:
+		env.value_depth = tool__parse_positive(arg, "N");
+		if (env.value_depth > MAX_VALUE_DEPTH)
+			tool__usage_error("--value-depth %ld is over %d",
+					  env.value_depth, MAX_VALUE_DEPTH);
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env.nprobes == MAX_PROBES)
@@ -254,6 +282,7 @@ struct printer {
 	const struct trace_plan_set *set;
 	struct timespec start_mono;
 	long nevents;
+	struct value_memory mem;	/* %v: the event's chunks */
 };
 
 /* %T: the name of the runtime type at ADDR, or NULL for a nil interface. */
@@ -320,19 +349,90 @@ static void print_stack(struct traced_binary *tb, FILE *f,
 	}
 }
 
-/* Where a value's %T name is written. */
+/* Where a value's %T name or %v text is written. */
 struct type_names {
 	char addr[40];			/* <type 0x...> */
 	char gccgo[TRACE_STR_MAX + 1];
+	char *text;			/* %v, malloc()ed */
 };
 
-/* Value I of event E for ROW into V, a %T with its dynamic type named. */
-static void event_value(const struct trace_event *e,
+/* What %v asks of an event's binary. */
+struct value_ctx {
+	struct traced_binary *tb;
+	const struct trace_event *e;
+};
+
+static const struct go_type *value_dyn_type(void *ctx, uint64_t addr)
+{
+	struct value_ctx *c = ctx;
+
+	return c->tb ? traced_binary__dyn_type(c->tb, c->e->pid,
+					       c->e->start_code, addr) : NULL;
+}
+
+/* NULL when the type data does not name it: the printer says <type ADDR> */
+static const char *value_type_name(void *ctx, uint64_t addr)
+{
+	struct value_ctx *c = ctx;
+	const char *name;
+	uint64_t vaddr;
+
+	if (c->tb && c->tb->rtypes &&
+	    traced_binary__file_address(c->tb, c->e->pid, c->e->start_code,
+					addr, &vaddr) &&
+	    !go_rtypes__name(c->tb->rtypes, vaddr, &name))
+		return name;
+	return NULL;
+}
+
+static bool value_has_fmt_method(void *ctx, const struct go_type *t)
+{
+	struct value_ctx *c = ctx;
+
+	return c->tb && traced_binary__has_fmt_method(c->tb, t);
+}
+
+/* %v: conversion I of ROW in event E as text, into NAMES->text. */
+static void print_value(struct printer *pr, const struct trace_event *e,
+			const struct trace_row *row, size_t i,
+			struct trace_value *v, struct type_names *names)
+{
+	struct value_ctx ctx = { .tb = binary_for(row->bin), .e = e };
+	struct value_printer p = {
+		.plus = row->probe->convs[i].plus, .mem = &pr->mem,
+		.dyn_type = value_dyn_type, .type_name = value_type_name,
+		.has_fmt_method = value_has_fmt_method, .ctx = &ctx,
+	};
+	size_t len = 0;
+
+	p.f = open_memstream(&names->text, &len);
+	if (!p.f) {
+		v->unreadable = "<out of memory>";
+		return;
+	}
+	trace_row__print_value(row, i, e, &p);
+	if (fclose(p.f)) {
+		v->unreadable = "<out of memory>";
+		return;
+	}
+	v->str = names->text;
+	v->str_len = len;
+}
+
+/* Value I of event E for ROW into V, a %T with its dynamic type named, a
+ * %v printed (free NAMES->text after). */
+static void event_value(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row, size_t i,
 			struct trace_value *v, struct type_names *names)
 {
 	const struct trace_conv *c = &row->probe->convs[i];
 
+	names->text = NULL;
+	if (c->kind == TRACE_CONV_VALUE) {
+		memset(v, 0, sizeof(*v));
+		print_value(pr, e, row, i, v, names);
+		return;
+	}
 	trace_row__value(row, i, e, env.str_max, v);
 	if (c->kind == TRACE_CONV_TYPE && v->str) {
 		go_rtype__gccgo_name(v->str, v->str_len, names->gccgo,
@@ -360,8 +460,9 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 		return NULL;
 	for (i = 0; i < p->nconvs; i++) {
 		fputs(p->convs[i].prefix, m);
-		event_value(e, row, i, &v, &names);
+		event_value(pr, e, row, i, &v, &names);
 		trace_conv__print(m, &p->convs[i], &v);
+		free(names.text);
 	}
 	fputs(p->suffix, m);
 	if (fclose(m)) {
@@ -372,7 +473,8 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 }
 
 /* -j: the values of event E for ROW, as a JSON array. */
-static void print_values(FILE *f, const struct trace_event *e,
+static void print_values(struct printer *pr, FILE *f,
+			 const struct trace_event *e,
 			 const struct trace_row *row)
 {
 	struct type_names names;
@@ -382,8 +484,9 @@ static void print_values(FILE *f, const struct trace_event *e,
 	fputc('[', f);
 	for (i = 0; i < row->probe->nconvs; i++) {
 		fputs(i ? "," : "", f);
-		event_value(e, row, i, &v, &names);
+		event_value(pr, e, row, i, &v, &names);
 		trace_conv__print_json(f, &row->probe->convs[i], &v);
+		free(names.text);
 	}
 	fputc(']', f);
 }
@@ -426,7 +529,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
 		printf(",\"values\":");
-		print_values(stdout, e, row);
+		print_values(pr, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
 			print_stack(binary_for(row->bin), stdout, e);
@@ -457,12 +560,19 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct printer *pr = ctx;
 	const struct trace_event *e = data;
+	const size_t values = offsetof(struct trace_event, value);
 
-	/* the event ends after the strings its plan reads */
+	/* the event ends after the strings its plan reads, or with %v
+	 * after the memory it read */
 	if (size < offsetof(struct trace_event, str) ||
 	    e->plan >= pr->set->nrows ||
 	    size < offsetof(struct trace_event, str) +
 		   pr->set->plans[e->plan].nstrs * sizeof(e->str[0]))
+		return 0;
+	pr->mem.n = 0;
+	if (pr->set->plans[e->plan].nvroots && !e->tail &&
+	    (size < values || size - values < e->value_len ||
+	     value_memory__parse(&pr->mem, e->value, e->value_len, e->nchunks)))
 		return 0;
 	if (env.max_events && pr->nevents >= env.max_events)
 		return 0;
@@ -496,6 +606,47 @@ static int plan_goroutines(struct trace_plan_set *s)
 	return 0;
 }
 
+/* %v's maps sized to VT's types, slots and dynamic types (at least 1). */
+static int size_value_maps(struct gotrace_bpf *obj, const struct value_types *vt)
+{
+	int err;
+
+	err = bpf_map__set_max_entries(obj->maps.vtypes, vt->ntypes);
+	if (!err && vt->nslots)
+		err = bpf_map__set_max_entries(obj->maps.vslots, vt->nslots);
+	if (!err && vt->ndyns)
+		err = bpf_map__set_max_entries(obj->maps.vdyn, vt->ndyns);
+	return err ? gt_error(err, "cannot size the %%v maps: %s", strerror(-err)) : 0;
+}
+
+static int store_value_maps(struct gotrace_bpf *obj, const struct value_types *vt)
+{
+	int fd = bpf_map__fd(obj->maps.vdyn), err;
+	size_t i;
+
+	err = skeleton__store_array(obj->maps.vtypes, vt->types, vt->ntypes);
+	if (!err && vt->nslots)
+		err = skeleton__store_array(obj->maps.vslots, vt->slots,
+					    vt->nslots);
+	for (i = 0; i < vt->ndyns && !err; i++)
+		if (bpf_map_update_elem(fd, &vt->dyns[i].key, &vt->dyns[i].dyn,
+					BPF_ANY))
+			err = gt_error(-errno, "cannot store the %%v types: %s",
+				       strerror(errno));
+	return err;
+}
+
+/* %v of an interface: the dynamic types of every binary. */
+static int plan_dyn_types(struct trace_plan_set *s)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nbinaries && !err && s->vtypes.has_ifaces; i++)
+		err = traced_binary__add_dyn_types(&binaries[i], &s->vtypes);
+	return err;
+}
+
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
@@ -515,8 +666,13 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
 	obj->rodata->frame_pointers = !gccgo;
+	obj->rodata->value_size = env.value_size;
+	obj->rodata->value_depth = env.value_depth;
+	obj->rodata->value_str_max = env.str_max;
 	err = limit ? overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
 					      obj->maps.probe_hits) : 0;
+	if (!err && s->vtypes.ntypes)
+		err = size_value_maps(obj, &s->vtypes);
 	if (!err)
 		err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
 	if (!err && limit)
@@ -526,6 +682,8 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 					    &obj->progs.trace_hit, 1);
 	if (!err)
 		err = skeleton__store_array(obj->maps.plans, s->plans, s->nrows);
+	if (!err && s->vtypes.ntypes)
+		err = store_value_maps(obj, &s->vtypes);
 	return err;
 }
 
@@ -681,6 +839,8 @@ int main(int argc, char **argv)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
 		err = plan_goroutines(&set);
+	if (!err)
+		err = plan_dyn_types(&set);
 	if (!err && env.tool.max_overhead) {
 		err = overhead_limit__init(&limit, env.tool.max_overhead,
 					   set.nrows);

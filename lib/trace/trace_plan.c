@@ -40,6 +40,7 @@ struct planner {
 	struct go_dwarf_sig sig;	/* when DWARF typed the function */
 	bool dwarf;
 	bool gccgo_method;		/* goarg1 is a gccgo receiver */
+	struct value_types *vtypes;	/* %v */
 };
 
 static int plan_set__add_row(struct trace_plan_set *s, const char *func,
@@ -61,8 +62,13 @@ static int plan_set__add_row(struct trace_plan_set *s, const char *func,
 	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
 	memset(&s->plans[s->nrows], 0, sizeof(s->plans[0]));
 	s->rows[s->nrows].func = strdup(func);
-	if (!s->rows[s->nrows].func)
+	s->rows[s->nrows].src = probe->nconvs ?
+		calloc(probe->nconvs, sizeof(struct trace_src)) : NULL;
+	if (!s->rows[s->nrows].func || (probe->nconvs && !s->rows[s->nrows].src)) {
+		free(s->rows[s->nrows].func);
+		free(s->rows[s->nrows].src);
 		return gt_error(-ENOMEM, "out of memory");
+	}
 	s->rows[s->nrows].probe = probe;
 	*idx = s->nrows++;
 	return 0;
@@ -72,14 +78,17 @@ void trace_plan_set__free(struct trace_plan_set *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nrows; i++)
+	for (i = 0; i < s->nrows; i++) {
 		free(s->rows[i].func);
+		free(s->rows[i].src);
+	}
 	free(s->rows);
 	free(s->plans);
 	s->rows = NULL;
 	s->plans = NULL;
 	s->nrows = s->cap = 0;
 	left_out__free(&s->left_out);
+	value_types__free(&s->vtypes);
 }
 
 /* The index of word W in the plan, added unless the same read is there. */
@@ -424,6 +433,8 @@ static bool conv_fits(enum trace_conv_kind kind, const struct go_type *t)
 		return t->kind == GO_KIND_FLOAT;
 	case TRACE_CONV_BOOL:
 		return t->kind == GO_KIND_BOOL;
+	case TRACE_CONV_VALUE:
+		return true;
 	default:
 		return is_word(t);
 	}
@@ -516,6 +527,121 @@ static int plan_dynamic_type(struct planner *pl, const struct loc *l,
 	return add_string(pl, ptr, len, TRACE_STR_MAX, &src->str);
 }
 
+static int add_vroot(struct planner *pl, struct trace_vroot r)
+{
+	struct trace_plan *plan = pl->plan;
+	__u32 i;
+
+	/* the same value printed twice (%v and %+v) is read once */
+	for (i = 0; i < plan->nvroots; i++)
+		if (!memcmp(&plan->vroots[i], &r, sizeof(r)))
+			return 0;
+	if (plan->nvroots == TRACE_MAX_VROOTS)
+		return gt_error(-E2BIG, "%s: %%v of more than %d references in one probe",
+				pl->func, TRACE_MAX_VROOTS);
+	plan->vroots[plan->nvroots++] = r;
+	return 0;
+}
+
+/* The references in the value at L that BPF follows (value_types.h), as
+ * roots on the value's own words. */
+static int plan_value_refs(struct planner *pl, const struct loc *l)
+{
+	struct trace_vslot slots[VALUE_TYPE_MAX_SLOTS];
+	size_t n, i;
+	int w0, w1, err;
+
+	err = value_types__refs(pl->vtypes, l->type, slots, &n);
+	for (i = 0; i < n && !err; i++) {
+		struct trace_vroot r = {
+			.kind = slots[i].kind, .vtype = slots[i].vtype,
+			/* the value itself is an interface */
+			.flags = l->type->kind == GO_KIND_EFACE ||
+				 l->type->kind == GO_KIND_IFACE ? REF_ROOT : 0,
+		};
+
+		err = emit_word(pl, l, slots[i].offset, "a reference", &w0);
+		w1 = w0;
+		if (!err && r.kind != REF_PTR)
+			err = emit_word(pl, l, slots[i].offset + 8,
+					"a reference", &w1);
+		r.word0 = w0;
+		r.word1 = w1;
+		if (!err)
+			err = add_vroot(pl, r);
+	}
+	return err;
+}
+
+/* Is the value at L in memory: behind a pointer, or on the stack? */
+static bool in_memory(const struct loc *l, int64_t *stack_offset)
+{
+	size_t i;
+
+	if (!l->abi)
+		return true;
+	for (i = 0; i < l->abi->npieces; i++)
+		if (l->abi->pieces[i].kind != GO_PIECE_STACK)
+			return false;
+	if (!l->abi->npieces)
+		return false;
+	*stack_offset = l->abi->pieces[0].mem_offset -
+			(int64_t)l->abi->pieces[0].value_offset + l->off;
+	return true;
+}
+
+/*
+ * %v: a struct or array in memory is read whole by BPF, from its address
+ * (a chunk, whose value type says what to follow in it); any other value
+ * from its words, with a root for each reference in it.
+ */
+static int plan_value(struct planner *pl, const struct loc *l,
+		      struct trace_src *src)
+{
+	struct trace_vroot r = { .kind = REF_MEM };
+	struct trace_src gate = { 0 };
+	struct trace_word sp = { .kind = WORD_REG, .reg = GO_REG_RSP, .size = 8,
+				 .base = TRACE_NO_BASE };
+	int64_t stack_offset = 0;
+	int word, err = 0;
+
+	if (!pl->vtypes->ntypes)
+		err = value_types__init(pl->vtypes);
+	if (err)
+		return err;
+	if ((l->type->kind != GO_KIND_STRUCT && l->type->kind != GO_KIND_ARRAY) ||
+	    !in_memory(l, &stack_offset)) {
+		err = emit(pl, l, 0, l->type->size, src);
+		if (!err && !src->unreadable)
+			err = plan_value_refs(pl, l);
+		return err;
+	}
+	if (!l->type->size)
+		return 0;
+	/* its first bytes: read only when the value can be (not behind
+	 * nil, past a length or unreadable memory) */
+	err = emit(pl, l, 0, l->type->size < 8 ? l->type->size : 8, &gate);
+	if (!err && !l->abi) {
+		word = l->base;
+		r.offset = l->off;
+	} else if (!err) {
+		err = add_word(pl, sp, &word);
+		r.offset = stack_offset;
+	}
+	if (!err)
+		err = value_types__id(pl->vtypes, l->type, &r.vtype);
+	if (err)
+		return err;
+	if (r.offset != (int32_t)r.offset)
+		return gt_error(-E2BIG, "%s: a value too far from its base", pl->func);
+	r.word0 = word;
+	r.word1 = gate.w[0].word;
+	src->root_word = word;
+	src->root_gate = gate.w[0].word;
+	src->root_offset = r.offset;
+	return add_vroot(pl, r);
+}
+
 static int plan_conv(struct planner *pl, const struct trace_conv *c,
 		     struct trace_src *src)
 {
@@ -525,6 +651,7 @@ static int plan_conv(struct planner *pl, const struct trace_conv *c,
 
 	src->str = -1;
 	src->type_word = -1;
+	src->root_word = -1;
 	err = resolve(pl, x, pl->probe->ret, &l);
 	if (!err && gccgo_by_reference(pl, c, &l))
 		err = deref(pl, &l, x->text);
@@ -546,6 +673,8 @@ static int plan_conv(struct planner *pl, const struct trace_conv *c,
 		return err;
 	case TRACE_CONV_TYPE:
 		return plan_dynamic_type(pl, &l, src);
+	case TRACE_CONV_VALUE:
+		return plan_value(pl, &l, src);
 	default:
 		return emit(pl, &l, 0, l.type->size, src);
 	}
@@ -796,6 +925,7 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	struct planner pl = {
 		.bin = bin, .func = name, .probe = probe,
 		.gccgo_method = bin->is_gccgo && gccgo_method(name),
+		.vtypes = &s->vtypes,
 	};
 	struct trace_row *row;
 	size_t i;
@@ -912,6 +1042,7 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 		src->unreadable = "<optimized out>";
 		src->str = -1;
 		src->type_word = -1;
+		src->root_word = -1;
 	}
 	if (s->verbose)
 		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,
@@ -930,14 +1061,50 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				COOKIE_MAKE(idx, p->site.skip_flags, flags));
 }
 
+/* The marker of word W of E that could not be read, or NULL. */
+static const char *word_marker(const struct trace_event *e, unsigned int w)
+{
+	if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1)
+		return "<fault>";
+	if ((e->word_oob >> w) & 1)
+		return "<out of range>";
+	if ((e->word_nils >> w) & 1)
+		return "<nil>";
+	return NULL;
+}
+
+/* The bytes of SRC's value from E's words into BYTES (SIZE of them), or
+ * the marker of a word that could not be read. */
+static const char *src_bytes(const struct trace_src *src,
+			     const struct trace_event *e, uint8_t *bytes,
+			     size_t size)
+{
+	const char *marker;
+	size_t k;
+
+	memset(bytes, 0, size);
+	for (k = 0; k < src->nwords; k++) {
+		unsigned int w = src->w[k].word;
+		uint64_t word;
+
+		marker = word_marker(e, w);
+		if (marker)
+			return marker;
+		word = e->words[w] >> (8 * src->w[k].reg_shift);
+		if (src->w[k].value_offset + src->w[k].size <= size)
+			memcpy(bytes + src->w[k].value_offset, &word,
+			       src->w[k].size > 8 ? 8 : src->w[k].size);
+	}
+	return NULL;
+}
+
 void trace_row__value(const struct trace_row *row, size_t i,
 		      const struct trace_event *e, unsigned int str_max,
 		      struct trace_value *v)
 {
 	const struct trace_src *src = &row->src[i];
-	uint8_t bytes[16] = { 0 };
+	uint8_t bytes[16];
 	uint64_t len;
-	size_t k;
 
 	memset(v, 0, sizeof(*v));
 	v->type = src->type;
@@ -964,27 +1131,8 @@ void trace_row__value(const struct trace_row *row, size_t i,
 		}
 		return;
 	}
-	for (k = 0; k < src->nwords && !v->unreadable; k++) {
-		unsigned int w = src->w[k].word;
-		uint64_t word;
-
-		if (w >= TRACE_MAX_WORDS || (e->word_faults >> w) & 1) {
-			v->unreadable = "<fault>";
-			break;
-		}
-		if ((e->word_oob >> w) & 1) {
-			v->unreadable = "<out of range>";
-			break;
-		}
-		if ((e->word_nils >> w) & 1) {
-			v->unreadable = "<nil>";
-			break;
-		}
-		word = e->words[w] >> (8 * src->w[k].reg_shift);
-		if (src->w[k].value_offset + src->w[k].size <= sizeof(bytes))
-			memcpy(bytes + src->w[k].value_offset, &word,
-			       src->w[k].size > 8 ? 8 : src->w[k].size);
-	}
+	if (!v->unreadable)
+		v->unreadable = src_bytes(src, e, bytes, sizeof(bytes));
 	memcpy(&v->word, bytes, sizeof(v->word));
 	if (src->str < 0 || src->str >= TRACE_MAX_STRS || v->unreadable)
 		return;
@@ -998,4 +1146,31 @@ void trace_row__value(const struct trace_row *row, size_t i,
 	if (v->str_len > str_max)
 		v->str_len = str_max;
 	v->truncated = len > v->str_len;
+}
+
+void trace_row__print_value(const struct trace_row *row, size_t i,
+			    const struct trace_event *e,
+			    const struct value_printer *p)
+{
+	const struct trace_src *src = &row->src[i];
+	uint8_t bytes[TRACE_SRC_MAX_WORDS * 8];
+	const char *marker = src->unreadable;
+
+	if (e->tail)
+		marker = "<tail call>";
+	if (!marker && src->root_word >= 0)
+		marker = word_marker(e, src->root_gate);
+	if (!marker && src->root_word >= 0) {
+		value_print_at(p, src->type, e->words[src->root_word] +
+			       src->root_offset);
+		return;
+	}
+	if (!marker && src->type->size > sizeof(bytes))
+		marker = "<too large>";
+	if (!marker)
+		marker = src_bytes(src, e, bytes, sizeof(bytes));
+	if (marker)
+		fputs(marker, p->f);
+	else
+		value_print(p, src->type, bytes);
 }

@@ -27,10 +27,13 @@
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
 #include "trace/trace_probe.h"
+#include "trace/value_print.h"
+#include "trace/value_types.h"
 #include "probe/uprobes.h"
 #include "gotrace.h"
 
-#define TRACE_SRC_MAX_WORDS	4
+/* A value in registers takes at most the ABI's 9 integer registers. */
+#define TRACE_SRC_MAX_WORDS	9
 
 /* How one printed value is rebuilt from an event's words. */
 struct trace_src {
@@ -45,6 +48,12 @@ struct trace_src {
 	} w[TRACE_SRC_MAX_WORDS];
 	int str;		/* index in the event's strings, or -1 */
 	int type_word;		/* %T: the word holding the type, or -1 */
+	/* %v of a struct or array in memory: at the value of word
+	 * ROOT_WORD plus ROOT_OFFSET (in the event's chunks), when word
+	 * ROOT_GATE (its first bytes) could be read; ROOT_WORD -1: the value
+	 * is W's */
+	int root_word, root_gate;
+	int64_t root_offset;
 };
 
 /* One traced function of one probe: plans[i] in the BPF map. */
@@ -53,7 +62,7 @@ struct trace_row {
 	bool inlined;			/* an inlined copy of func */
 	const struct go_binary *bin;	/* the function's binary */
 	const struct trace_probe *probe;
-	struct trace_src src[TRACE_PROBE_MAX_ARGS];
+	struct trace_src *src;		/* one per conversion of PROBE */
 };
 
 struct trace_plan_set {
@@ -62,6 +71,7 @@ struct trace_plan_set {
 	size_t nrows, cap;
 	unsigned int str_max;		/* -Z */
 	bool verbose;			/* say where each probe goes */
+	struct value_types vtypes;	/* of every %v */
 	/* functions whose code cannot be decoded, r: of those that never
 	 * return */
 	struct left_out left_out;
@@ -103,5 +113,13 @@ void trace_plan_set__free(struct trace_plan_set *s);
 void trace_row__value(const struct trace_row *row, size_t i,
 		      const struct trace_event *e, unsigned int str_max,
 		      struct trace_value *v);
+
+/*
+ * %v: print the value conversion I of ROW prints in event E, whose chunks
+ * are P's memory, with P (value_print.h); markers as trace_row__value().
+ */
+void trace_row__print_value(const struct trace_row *row, size_t i,
+			    const struct trace_event *e,
+			    const struct value_printer *p);
 
 #endif

@@ -62,6 +62,13 @@ static int parse_conv(const char **s, struct trace_conv *c)
 	const char *p = *s;
 	int size = 8, nh = 0, nl = 0, w = 0;
 
+	/* Go's %v and %+v */
+	if (p[0] == 'v' || (p[0] == '+' && p[1] == 'v')) {
+		c->kind = TRACE_CONV_VALUE;
+		c->plus = p[0] == '+';
+		*s = p + 1 + c->plus;
+		return 0;
+	}
 	/* C23's wN: an exact width in bits */
 	if (*p == 'w') {
 		while (isdigit((unsigned char)*++p) && w < 1000)
@@ -133,7 +140,7 @@ static int parse_conv(const char **s, struct trace_conv *c)
 		case '"':
 			return gt_error(-EINVAL, "format ends with '%%'");
 		default:
-			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f %%T)",
+			return gt_error(-EINVAL, "unknown conversion '%%%c' (use %%d %%u %%x %%c %%p %%s %%t %%f %%T %%v %%+v)",
 					*p);
 		}
 	}
@@ -633,6 +640,8 @@ int trace_probe__types(const struct trace_probe *p, bool results,
 
 		if (c && c->kind == TRACE_CONV_TYPE)
 			return gt_error(-EINVAL, "%%T needs DWARF, which the binary does not have");
+		if (c && c->kind == TRACE_CONV_VALUE)
+			return gt_error(-EINVAL, "%%v needs DWARF, which the binary does not have");
 		err = use_type(x, c ? c->type : t->kind == TRACE_CONST_STR ?
 			       &go_type_string : &go_type_int, &guess, &type);
 		if (err)
@@ -748,9 +757,12 @@ static uint64_t conv_word(const struct trace_conv *c,
 {
 	const struct go_type *type = v->type ? v->type : c->type;
 	/* %d of a Go unsigned type prints it unsigned, as Go's %d does */
-	bool is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
-			 c->kind == TRACE_CONV_CHAR;
+	bool is_signed;
 
+	if (!type)
+		return v->word;
+	is_signed = (c->kind == TRACE_CONV_INT && type->kind != GO_KIND_UINT) ||
+		    c->kind == TRACE_CONV_CHAR;
 	return word_bits(v->word, type->size, is_signed);
 }
 
@@ -801,6 +813,7 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 		}
 		break;
 	case TRACE_CONV_STR:
+	case TRACE_CONV_VALUE:
 		for (i = 0; v->str && i < v->str_len; i++)
 			fputc(v->str[i], f);
 		if (v->truncated)

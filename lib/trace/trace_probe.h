@@ -24,6 +24,7 @@
  *	%t %b	a bool (true / false)
  *	%f %g	a float64 (%w32f a float32), printed as Go's %v prints it
  *	%T	(DWARF) the dynamic type of an interface, as Go's %T
+ *	%v %+v	(DWARF) any value as Go's fmt prints it (value_print.h)
  *	%%	a percent sign
  *
  * With DWARF the values keep their declared types: %s also prints a []byte,
@@ -54,6 +55,7 @@ enum trace_conv_kind {
 	TRACE_CONV_BOOL,
 	TRACE_CONV_FLOAT,
 	TRACE_CONV_TYPE,	/* %T */
+	TRACE_CONV_VALUE,	/* %v, %+v (DWARF): any value, as Go's fmt */
 };
 
 enum trace_arg_kind {
@@ -83,7 +85,9 @@ struct trace_expr {
 struct trace_conv {
 	char *prefix;		/* the literal text before it ("%%" undone) */
 	enum trace_conv_kind kind;
-	const struct go_type *type;	/* the type the format gives */
+	bool plus;		/* %+v */
+	const struct go_type *type;	/* the type the format gives (none
+					 * for %v) */
 	struct trace_expr expr;
 };
 
@@ -150,7 +154,8 @@ int trace_probe__types(const struct trace_probe *p, bool results,
 struct trace_value {
 	const struct go_type *type;	/* its type (DWARF's, or the format's) */
 	uint64_t word;		/* scalars; the low `type->size` bytes */
-	const char *str;	/* TRACE_CONV_STR: the bytes read */
+	const char *str;	/* TRACE_CONV_STR: the bytes read;
+				 * TRACE_CONV_VALUE: the value printed */
 	size_t str_len;
 	bool truncated;		/* the string is longer than what was read */
 	const char *type_name;	/* TRACE_CONV_TYPE: the dynamic type */

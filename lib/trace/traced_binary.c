@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/target.h"
 #include "trace/traced_binary.h"
 
@@ -105,8 +107,86 @@ bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
 	return true;
 }
 
+int traced_binary__add_dyn_types(struct traced_binary *tb,
+				 struct value_types *vt)
+{
+	const struct go_dwarf_rtype *types;
+	uint64_t start;
+	size_t n, i;
+	int err;
+
+	if (tb->placement == PLACED_LIBRARY || !tb->dw || tb->bin->is_gccgo)
+		return 0;
+	traced_binary__load_names(tb, true, false, false);
+	if (!tb->rtypes)
+		return 0;
+	err = go_dwarf__runtime_types(tb->dw, &types, &n);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	start = go_rtypes__start(tb->rtypes);
+	for (i = 0; i < n && !err; i++)
+		err = value_types__add_dyn(vt, start + types[i].offset -
+					   tb->first_code, types[i].type);
+	return err;
+}
+
+const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
+					      pid_t pid, uint64_t start_code,
+					      uint64_t addr)
+{
+	uint64_t vaddr, start;
+
+	if (!tb->dw || !tb->rtypes ||
+	    !traced_binary__file_address(tb, pid, start_code, addr, &vaddr))
+		return NULL;
+	start = go_rtypes__start(tb->rtypes);
+	return vaddr < start ? NULL : go_dwarf__runtime_type(tb->dw, vaddr - start);
+}
+
+/* Is there a function PKG.T.M or, for a pointer, PKG.(*T).M? */
+static bool has_method(const struct go_binary *bin, const char *name,
+		       const char *method)
+{
+	const char *base = name + (name[0] == '*'), *slash, *dot;
+	char fn[1024];
+
+	slash = strrchr(base, '/');
+	dot = strchr(slash ? slash : base, '.');
+	if (!dot)
+		return false;
+	snprintf(fn, sizeof(fn), "%.*s.%s.%s", (int)(dot - base), base,
+		 dot + 1, method);
+	if (go_binary__func_by_name(bin, fn))
+		return true;
+	if (name[0] != '*')
+		return false;
+	snprintf(fn, sizeof(fn), "%.*s.(*%s).%s", (int)(dot - base), base,
+		 dot + 1, method);
+	return go_binary__func_by_name(bin, fn);
+}
+
+bool traced_binary__has_fmt_method(struct traced_binary *tb,
+				   const struct go_type *t)
+{
+	size_t cap = tb->nmethods, i;
+	bool has;
+
+	for (i = 0; i < tb->nmethods; i++)
+		if (tb->methods[i].type == t)
+			return tb->methods[i].has;
+	has = t->name && (has_method(tb->bin, t->name, "Error") ||
+			  has_method(tb->bin, t->name, "String"));
+	if (!gt_ensure_mem((void **)&tb->methods, &cap, sizeof(*tb->methods),
+			   tb->nmethods + 1)) {
+		tb->methods[tb->nmethods].type = t;
+		tb->methods[tb->nmethods++].has = has;
+	}
+	return has;
+}
+
 void traced_binary__close(struct traced_binary *tb)
 {
+	free(tb->methods);
 	uprobes__detach(tb->links);
 	uprobe_list__free(&tb->sites);
 	go_rtypes__close(tb->rtypes);

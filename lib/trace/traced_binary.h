@@ -22,6 +22,7 @@
 #include "gobin/go_rtype.h"
 #include "gobin/pcline.h"
 #include "probe/uprobes.h"
+#include "trace/value_types.h"
 
 enum traced_placement {
 	PLACED_AS_LINKED,	/* a non-PIE executable */
@@ -43,6 +44,9 @@ struct traced_binary {
 	uint64_t first_code;		/* of its executable segments */
 	pid_t bias_pid;			/* whose load bias BIAS is */
 	uint64_t bias;
+	/* has_fmt_method's answers so far */
+	struct { const struct go_type *type; bool has; } *methods;
+	size_t nmethods;
 };
 
 /*
@@ -64,6 +68,26 @@ void traced_binary__load_names(struct traced_binary *tb, bool types, bool lines,
 bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
 				 uint64_t start_code, uint64_t addr,
 				 uint64_t *vaddr);
+
+/*
+ * %v: the dynamic types interfaces may hold in TB, an executable with
+ * DWARF and type data (every type DWARF gives a descriptor), added to VT
+ * for BPF, keyed by the descriptor's address minus start_code. Returns 0
+ * (nothing added for a library or a binary without them), or -ENOMEM.
+ */
+int traced_binary__add_dyn_types(struct traced_binary *tb,
+				 struct value_types *vt);
+
+/* The type of the descriptor at run-time address ADDR of PID, whose
+ * mm->start_code is START_CODE; NULL when unknown. */
+const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
+					      pid_t pid, uint64_t start_code,
+					      uint64_t addr);
+
+/* Has the type T (named as gc names it: "main.T", "*main.T") an Error or
+ * a String method among TB's functions (pkg.T.M, pkg.(*T).M)? */
+bool traced_binary__has_fmt_method(struct traced_binary *tb,
+				   const struct go_type *t);
 
 void traced_binary__close(struct traced_binary *tb);
 

@@ -1,0 +1,118 @@
+#!/bin/bash
+# gotrace's %v and %+v against Go's fmt: the values fixture writes, for
+# every call of its main.show* functions, "NAME|%v|%+v" of its argument
+# (structs with strings, slices and pointers, arrays, interfaces holding
+# ints, strings, structs and pointers, errors, nil); gotrace, printing
+# "%v|%+v" of the same argument, must write the same lines byte for byte,
+# pointer addresses included, in the same order, on every Go version the
+# tests build (the stack ABI of Go 1.15, the register ABI after), PIE too.
+# With a small byte budget or depth, what is cut prints "...", and what
+# is printed is the fixture's value with parts left out, never another.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gotrace
+VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
+
+if [[ ! -x $TOOL ]]; then
+	fail "gotrace" "$TOOL does not exist (run make)"
+	finish
+	exit 1
+fi
+
+# trace_values FIXTURE OUT [OPTION...]: the fixture under gotrace, its own
+# lines in OUT.truth, gotrace's as "FUNC|MESSAGE" in OUT.lines.
+trace_values() {
+	local f=$1 out=$2
+	shift 2
+	timeout 120 "$TOOL" "$@" -c "$f $out.truth" \
+		'main.show* "%v|%+v" goarg1, goarg1' >"$out" 2>"$out.err"
+	local rc=$?
+	sed -nE 's/^[0-9]+ +[0-9]+ +[0-9-]+ +[^ ]+ +(main\.show[A-Za-z]*) +(.*)$/\1|\2/p' \
+		"$out" >"$out.lines"
+	return $rc
+}
+
+test_values() {
+	local v=$1 form=$2 f=$FIX/values-go$1-$2 out=$TMP/values-$1-$2 n
+	need_file "$f" || return
+	if ! trace_values "$f" "$out"; then
+		fail "%v go$v $form" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	n=$(grep -c . "$out.truth")
+	if [[ $n -ge 30 ]] && diff "$out.truth" "$out.lines" >"$out.diff"; then
+		pass "%v and %+v go$v $form: $n values as Go's fmt printed them"
+	else
+		fail "%v go$v $form" "$n lines; diff fixture gotrace: $(head -6 "$out.diff" | tr '\n' ' ')"
+	fi
+}
+
+# A line of gotrace with "..." where it was cut, as an extended regular
+# expression that the fixture's line must match whole.
+cut_pattern() {
+	sed -E 's/[][\.*^$(){}+?|]/\\&/g; s/\\\.\\\.\\\./.*/g; s/^/^/; s/$/$/'
+}
+
+# With a budget of BYTES (and a depth of DEPTH), every line is the
+# fixture's with parts cut, and some are cut.
+test_cut() {
+	local bytes=$1 depth=$2 f=$FIX/values-go1.27-default out=$TMP/cut-$1-$2
+	local wrong=0 cut line want i=0
+	need_file "$f" || return
+	if ! trace_values "$f" "$out" --value-size "$bytes" --value-depth "$depth"; then
+		fail "%v cut at $bytes bytes, depth $depth" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	cut=$(grep -c '\.\.\.' "$out.lines")
+	while IFS= read -r line; do
+		i=$((i + 1))
+		want=$(sed -n "${i}p" "$out.truth")
+		if ! grep -qE "$(cut_pattern <<<"$line")" <<<"$want"; then
+			wrong=$((wrong + 1))
+			echo "  gotrace: $line"
+			echo "  fixture: $want"
+		fi
+	done <"$out.lines"
+	if [[ $wrong -eq 0 && $cut -gt 0 && $i -eq $(grep -c . "$out.truth") ]]; then
+		pass "%v cut at $bytes bytes, depth $depth: $cut of $i lines cut, every one the fixture's with parts left out"
+	else
+		fail "%v cut at $bytes bytes, depth $depth" "$wrong lines differ, $cut cut, $i of $(grep -c . "$out.truth") lines"
+	fi
+}
+
+# -j: the message is the same text.
+test_json() {
+	local f=$FIX/values-go1.23-default out=$TMP/json n
+	need_file "$f" || return
+	timeout 120 "$TOOL" -j -c "$f $out.truth" 'main.showPersonPtr "%+v" goarg1' \
+		>"$out" 2>"$out.err"
+	grep '^{' "$out" | sed -E 's/.*"msg":"([^"]*)".*/main.showPersonPtr|\1/' >"$out.lines"
+	grep '^main.showPersonPtr|' "$out.truth" | cut -d'|' -f1,3 >"$out.want"
+	if [[ -s $out.want ]] && diff -q "$out.want" "$out.lines" >/dev/null; then
+		pass "-j %+v: the message as Go's fmt printed it ($(grep -c . "$out.want") calls)"
+	else
+		fail "-j %+v" "$(head -2 "$out.lines" | tr '\n' ' ') vs $(head -2 "$out.want" | tr '\n' ' ')"
+	fi
+}
+
+for v in "${VERSIONS[@]}"; do
+	for form in default pie; do
+		test_values "$v" "$form"
+	done
+done
+test_cut 200 4
+test_cut 1024 1
+test_json
+
+# Without DWARF there are no types to print: a one-line error.
+out=$TMP/stripped
+timeout 60 "$TOOL" -c "$FIX/args-go1.27-stripped $out.truth" 'main.greet "%v" goarg1' \
+	>"$out" 2>"$out.err"
+rc=$?
+if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]] && grep -q 'needs DWARF' "$out.err"; then
+	pass "%v without DWARF: $(cat "$out.err")"
+else
+	fail "%v without DWARF" "exit $rc: $(head -3 "$out.err")"
+fi
+
+check "no probe left attached" no_links_left
+finish
