@@ -392,26 +392,36 @@ static bool value_has_fmt_method(void *ctx, const struct go_type *t)
 	return c->tb && traced_binary__has_fmt_method(c->tb, t);
 }
 
+/* %v: conversion I of ROW in event E to F, as text or as JSON. */
+static void print_value_to(struct printer *pr, FILE *f,
+			   const struct trace_event *e,
+			   const struct trace_row *row, size_t i, bool json)
+{
+	struct value_ctx ctx = { .tb = binary_for(row->bin), .e = e };
+	struct value_printer p = {
+		.f = f, .plus = row->probe->convs[i].plus, .json = json,
+		.mem = &pr->mem, .dyn_type = value_dyn_type,
+		.type_name = value_type_name,
+		.has_fmt_method = value_has_fmt_method, .ctx = &ctx,
+	};
+
+	trace_row__print_value(row, i, e, &p);
+}
+
 /* %v: conversion I of ROW in event E as text, into NAMES->text. */
 static void print_value(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row, size_t i,
 			struct trace_value *v, struct type_names *names)
 {
-	struct value_ctx ctx = { .tb = binary_for(row->bin), .e = e };
-	struct value_printer p = {
-		.plus = row->probe->convs[i].plus, .mem = &pr->mem,
-		.dyn_type = value_dyn_type, .type_name = value_type_name,
-		.has_fmt_method = value_has_fmt_method, .ctx = &ctx,
-	};
 	size_t len = 0;
+	FILE *f = open_memstream(&names->text, &len);
 
-	p.f = open_memstream(&names->text, &len);
-	if (!p.f) {
+	if (!f) {
 		v->unreadable = "<out of memory>";
 		return;
 	}
-	trace_row__print_value(row, i, e, &p);
-	if (fclose(p.f)) {
+	print_value_to(pr, f, e, row, i, false);
+	if (fclose(f)) {
 		v->unreadable = "<out of memory>";
 		return;
 	}
@@ -484,6 +494,10 @@ static void print_values(struct printer *pr, FILE *f,
 	fputc('[', f);
 	for (i = 0; i < row->probe->nconvs; i++) {
 		fputs(i ? "," : "", f);
+		if (row->probe->convs[i].kind == TRACE_CONV_VALUE) {
+			print_value_to(pr, f, e, row, i, true);
+			continue;
+		}
 		event_value(pr, e, row, i, &v, &names);
 		trace_conv__print_json(f, &row->probe->convs[i], &v);
 		free(names.text);

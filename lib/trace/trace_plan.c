@@ -1170,7 +1170,7 @@ void trace_row__print_value(const struct trace_row *row, size_t i,
 	if (!marker)
 		marker = src_bytes(src, e, bytes, sizeof(bytes));
 	if (marker)
-		fputs(marker, p->f);
+		fputs(p->json ? "null" : marker, p->f);
 	else
 		value_print(p, src->type, bytes);
 }

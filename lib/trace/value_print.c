@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 #include "core/byteorder.h"
+#include "core/json.h"
 #include "trace/trace_probe.h"
 #include "trace/value_print.h"
 #include "trace/value_types.h"
@@ -83,6 +85,21 @@ struct where {
 static void print_value(const struct value_printer *p, const struct go_type *t,
 			const uint8_t *b, struct where w);
 
+/* A marker ("...", "<fault>"): a JSON string in JSON. */
+static void marker(const struct value_printer *p, const char *text)
+{
+	if (p->json)
+		json_print_string(p->f, text);
+	else
+		fputs(text, p->f);
+}
+
+/* nil: <nil>, or null in JSON. */
+static void nil(const struct value_printer *p)
+{
+	fputs(p->json ? "null" : "<nil>", p->f);
+}
+
 static void print_at(const struct value_printer *p, const struct go_type *t,
 		     uint64_t addr, struct where w)
 {
@@ -93,10 +110,10 @@ static void print_at(const struct value_printer *p, const struct go_type *t,
 		print_value(p, t, b, w);
 		break;
 	case MEM_FAULT:
-		fputs("<fault>", p->f);
+		marker(p, "<fault>");
 		break;
 	default:
-		fputs("...", p->f);
+		marker(p, "...");
 	}
 }
 
@@ -156,11 +173,16 @@ static double float_at(const uint8_t *b, int bits)
 }
 
 /* fmt's complex: (re+imi), the imaginary part always signed. */
-static void print_complex(FILE *f, const struct go_type *t, const uint8_t *b)
+static void print_complex(const struct value_printer *p,
+			  const struct go_type *t, const uint8_t *b)
 {
 	int bits = t->size == 8 ? 32 : 64;
 	double im = float_at(b + t->size / 2, bits);
+	FILE *f = p->f;
 
+	/* JSON has no complex numbers: the text, as a string */
+	if (p->json)
+		fputc('"', f);
 	fputc('(', f);
 	trace_print_float(f, float_at(b, bits), bits);
 	/* +NaN; +Inf and -Inf have their sign */
@@ -168,6 +190,45 @@ static void print_complex(FILE *f, const struct go_type *t, const uint8_t *b)
 		fputc('+', f);
 	trace_print_float(f, im, bits);
 	fputs("i)", f);
+	if (p->json)
+		fputc('"', f);
+}
+
+/* JSON has no NaN or infinities: those as strings */
+static void print_float(const struct value_printer *p, double d, int bits)
+{
+	bool quote = p->json && !isfinite(d);
+
+	if (quote)
+		fputc('"', p->f);
+	trace_print_float(p->f, d, bits);
+	if (quote)
+		fputc('"', p->f);
+}
+
+/* N bytes of a string, then "..." when CUT. */
+static void put_string(const struct value_printer *p, const uint8_t *s,
+		       size_t n, bool cut)
+{
+	char *buf;
+
+	if (!p->json) {
+		if (n)
+			fwrite(s, 1, n, p->f);
+		if (cut)
+			fputs("...", p->f);
+		return;
+	}
+	buf = malloc(n + 4);
+	if (!buf) {
+		fputs("null", p->f);
+		return;
+	}
+	if (n)
+		memcpy(buf, s, n);
+	memcpy(buf + n, "...", 3);
+	json_print_bytes(p->f, buf, n + (cut ? 3 : 0));
+	free(buf);
 }
 
 static void print_string(const struct value_printer *p, const uint8_t *b)
@@ -175,19 +236,19 @@ static void print_string(const struct value_printer *p, const uint8_t *b)
 	uint64_t ptr = word(b), len = word(b + 8), avail;
 	const uint8_t *s = NULL;
 
-	if (!len)
+	if (!len) {
+		put_string(p, s, 0, false);
 		return;
+	}
 	switch (mem_get(p->mem, ptr, len, &s, &avail)) {
 	case MEM_FAULT:
-		fputs("<fault>", p->f);
+		marker(p, "<fault>");
 		return;
 	case MEM_READ:
-		fwrite(s, 1, len, p->f);
+		put_string(p, s, len, false);
 		return;
 	default:
-		if (avail)
-			fwrite(s, 1, avail, p->f);
-		fputs("...", p->f);
+		put_string(p, s, avail, true);
 	}
 }
 
@@ -207,7 +268,7 @@ static void print_elems(const struct value_printer *p, const struct go_type *ele
 	fputc('[', p->f);
 	for (i = 0; i < n; i++) {
 		if (i)
-			fputc(' ', p->f);
+			fputc(p->json ? ',' : ' ', p->f);
 		if (b) {
 			print_value(p, elem, b + i * elem->size, w);
 			continue;
@@ -218,10 +279,10 @@ static void print_elems(const struct value_printer *p, const struct go_type *ele
 			print_value(p, elem, e, w);
 			continue;
 		case MEM_FAULT:
-			fputs("<fault>", p->f);
+			marker(p, "<fault>");
 			break;
 		default:
-			fputs("...", p->f);
+			marker(p, "...");
 		}
 		break;
 	}
@@ -239,9 +300,13 @@ static void print_struct(const struct value_printer *p, const struct go_type *t,
 		struct where fw = { w.depth + 1, w.exported && is_exported(fl->name) };
 
 		if (i)
-			fputc(' ', p->f);
-		if (p->plus)
+			fputc(p->json ? ',' : ' ', p->f);
+		if (p->json) {
+			json_print_string(p->f, fl->name ? fl->name : "");
+			fputc(':', p->f);
+		} else if (p->plus) {
 			fprintf(p->f, "%s:", fl->name ? fl->name : "");
+		}
 		print_value(p, fl->type, b + fl->offset, fw);
 	}
 	fputc('}', p->f);
@@ -256,15 +321,15 @@ static void print_error(const struct value_printer *p, const struct go_type *t,
 	size_t i;
 
 	if (!ptr) {
-		fputs("<nil>", p->f);
+		nil(p);
 		return;
 	}
 	switch (mem_get(p->mem, ptr, s->size, &b, NULL)) {
 	case MEM_FAULT:
-		fputs("<fault>", p->f);
+		marker(p, "<fault>");
 		return;
 	case MEM_NOT_READ:
-		fputs("...", p->f);
+		marker(p, "...");
 		return;
 	default:
 		break;
@@ -288,15 +353,16 @@ static void print_pointer(const struct value_printer *p, const struct go_type *t
 		return;
 	}
 	if (!ptr) {
-		fputs("<nil>", p->f);
+		nil(p);
 		return;
 	}
 	if (!w.depth && t->kind == GO_KIND_PTR && value_types__followed_root(t)) {
-		fputc('&', p->f);
+		if (!p->json)
+			fputc('&', p->f);
 		print_at(p, t->elem, ptr, (struct where){ 1, w.exported });
 		return;
 	}
-	fprintf(p->f, "0x%llx", (unsigned long long)ptr);
+	fprintf(p->f, p->json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)ptr);
 }
 
 static void print_iface(const struct value_printer *p, const struct go_type *t,
@@ -307,8 +373,10 @@ static void print_iface(const struct value_printer *p, const struct go_type *t,
 	const uint8_t *itab = NULL;
 	const char *name;
 
+	char unknown[1024];
+
 	if (!type) {
-		fputs("<nil>", p->f);
+		nil(p);
 		return;
 	}
 	if (t->kind == GO_KIND_IFACE) {
@@ -317,10 +385,10 @@ static void print_iface(const struct value_printer *p, const struct go_type *t,
 			type = word(itab);
 			break;
 		case MEM_FAULT:
-			fputs("<fault>", p->f);
+			marker(p, "<fault>");
 			return;
 		default:
-			fputs("...", p->f);
+			marker(p, "...");
 			return;
 		}
 	}
@@ -328,9 +396,11 @@ static void print_iface(const struct value_printer *p, const struct go_type *t,
 	if (!dyn) {
 		name = p->type_name ? p->type_name(p->ctx, type) : NULL;
 		if (name)
-			fprintf(p->f, "<%s>", name);
+			snprintf(unknown, sizeof(unknown), "<%s>", name);
 		else
-			fprintf(p->f, "<type 0x%llx>", (unsigned long long)type);
+			snprintf(unknown, sizeof(unknown), "<type 0x%llx>",
+				 (unsigned long long)type);
+		marker(p, unknown);
 		return;
 	}
 	/* fmt prints a top-level interface's dynamic value as the top */
@@ -350,8 +420,9 @@ static void print_value(const struct value_printer *p, const struct go_type *t,
 {
 	FILE *f = p->f;
 
-	/* fmt would call a method this cannot: said, then the value */
-	if (w.exported && t->name && p->has_fmt_method &&
+	/* fmt would call a method this cannot: said, then the value (in
+	 * JSON, the value alone) */
+	if (!p->json && w.exported && t->name && p->has_fmt_method &&
 	    !value_types__followed_error(t) && p->has_fmt_method(p->ctx, t))
 		fprintf(f, "<%s>", t->name);
 	switch (t->kind) {
@@ -365,11 +436,11 @@ static void print_value(const struct value_printer *p, const struct go_type *t,
 		print_uint(f, t, b);
 		break;
 	case GO_KIND_FLOAT:
-		trace_print_float(f, float_at(b, t->size == 4 ? 32 : 64),
-				  t->size == 4 ? 32 : 64);
+		print_float(p, float_at(b, t->size == 4 ? 32 : 64),
+			    t->size == 4 ? 32 : 64);
 		break;
 	case GO_KIND_COMPLEX:
-		print_complex(f, t, b);
+		print_complex(p, t, b);
 		break;
 	case GO_KIND_STRING:
 		print_string(p, b);
@@ -380,11 +451,14 @@ static void print_value(const struct value_printer *p, const struct go_type *t,
 		print_pointer(p, t, b, w);
 		break;
 	case GO_KIND_MAP:
-		fputs(word(b) ? "map[...]" : "map[]", f);
+		if (p->json)
+			fputs(word(b) ? "\"map[...]\"" : "null", f);
+		else
+			fputs(word(b) ? "map[...]" : "map[]", f);
 		break;
 	case GO_KIND_SLICE:
 		if (!t->elem) {
-			fputs("[...]", f);
+			marker(p, "[...]");
 			break;
 		}
 		print_elems(p, t->elem, NULL, word(b), word(b + 8),

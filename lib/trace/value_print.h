@@ -18,6 +18,13 @@
  * "..." in its place; where it could not read: <fault>; an interface
  * whose dynamic type has no known layout: <TYPE>.
  *
+ * As JSON (gotrace -j's "values"): structs as objects of their fields,
+ * arrays and slices as arrays, strings as strings (ending in "..." when
+ * cut), numbers as numbers (complex ones, NaN and infinities as strings),
+ * a pointer at the top as what it points to, other pointers as "0x...",
+ * nil as null, an interface as its dynamic value, an error as its
+ * message; the markers ("...", "<fault>", a map's "map[...]") as strings.
+ *
  * A pure library: no BPF, no ELF.
  */
 #ifndef GOTOOLS_VALUE_PRINT_H
@@ -55,6 +62,7 @@ int value_memory__parse(struct value_memory *m, const uint8_t *value,
 struct value_printer {
 	FILE *f;
 	bool plus;			/* %+v: field names */
+	bool json;			/* as a JSON value (below) */
 	const struct value_memory *mem;
 	/* the type whose descriptor is at run-time address ADDR, or NULL;
 	 * and its name, or NULL */

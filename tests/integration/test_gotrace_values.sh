@@ -79,6 +79,49 @@ test_cut() {
 	fi
 }
 
+# -j "values": the same value as JSON (objects, arrays, strings, numbers,
+# null), which printed back as %+v prints is the fixture's %+v (but for
+# the & of a pointer at the top, which JSON has no word for).
+test_json_values() {
+	local f=$FIX/values-go$1-default out=$TMP/json-values-$1
+	need_file "$f" || return
+	timeout 120 "$TOOL" -j -c "$f $out.truth" 'main.show* "%+v" goarg1' \
+		>"$out" 2>"$out.err"
+	if python3 - "$out.truth" "$out" >"$out.cmp" <<'PY'; then
+import json, sys
+
+def render(v):
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "{" + " ".join(k + ":" + render(x) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + " ".join(render(x) for x in v) + "]"
+    return v  # strings, and numbers kept as their JSON text
+
+truth = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
+got = []
+for line in open(sys.argv[2]):
+    if line.startswith("{"):
+        e = json.loads(line, parse_int=str, parse_float=str)
+        got.append((e["func"], render(e["values"][0])))
+bad = 0
+for (name, _, plus), (func, text) in zip(truth, got):
+    want = plus[1:] if plus.startswith("&") else plus
+    if name != func or text != want:
+        bad += 1
+        print("%s: JSON %s, fixture %s" % (name, text, plus))
+print("%d values, %d differ" % (len(got), bad))
+sys.exit(1 if bad or len(got) != len(truth) or not got else 0)
+PY
+		pass "-j values of %+v go$1: $(tail -1 "$out.cmp"), as JSON"
+	else
+		fail "-j values of %+v go$1" "$(head -3 "$out.cmp" | tr '\n' ' ') $(head -2 "$out.err")"
+	fi
+}
+
 # -j: the message is the same text.
 test_json() {
 	local f=$FIX/values-go1.23-default out=$TMP/json n
@@ -102,6 +145,8 @@ done
 test_cut 200 4
 test_cut 1024 1
 test_json
+test_json_values 1.15
+test_json_values 1.27
 
 # Without DWARF there are no types to print: a one-line error.
 out=$TMP/stripped

@@ -101,6 +101,8 @@ static bool has_fmt_method(void *ctx, const struct go_type *t)
 	return t == &named_t;
 }
 
+static bool as_json;
+
 /* T printed from BYTES (or at ADDR when BYTES is NULL) over B's memory. */
 static char *print(const struct mem_builder *b, bool plus,
 		   const struct go_type *t, const uint8_t *bytes, uint64_t addr)
@@ -108,7 +110,7 @@ static char *print(const struct mem_builder *b, bool plus,
 	static char out[4096];
 	struct value_memory mem;
 	struct value_printer p = {
-		.plus = plus, .mem = &mem, .dyn_type = dyn_type,
+		.plus = plus, .json = as_json, .mem = &mem, .dyn_type = dyn_type,
 		.type_name = type_name, .has_fmt_method = has_fmt_method,
 	};
 
@@ -293,6 +295,26 @@ TEST(scalars)
 	CHECK_EQ_STR(print(&b, false, &strings_t, v, 0), "[]");
 }
 
+/* -j: objects, arrays, strings, numbers, null; markers as strings */
+TEST(json)
+{
+	struct mem_builder b = { 0 };
+	uint8_t person[96], v[16];
+
+	build_alice(&b, person);
+	as_json = true;
+	CHECK_EQ_STR(print(&b, false, &person_t, person, 0),
+		     "{\"Name\":\"alice\",\"Tags\":[\"al\",\"ice\"],\"Home\":\"0x40000\","
+		     "\"note\":\"private\",\"Any\":7,\"Err\":\"late\"}");
+	put64(v, 0x123);
+	put64(v + 8, 5);
+	CHECK_EQ_STR(print(&b, false, &go_type_string, v, 0), "\"...\"");
+	memset(v, 0, sizeof(v));
+	CHECK_EQ_STR(print(&b, false, &go_type_eface, v, 0), "null");
+	CHECK_EQ_STR(print(&b, false, &strings_t, v, 0), "[]");
+	as_json = false;
+}
+
 TEST(parse_rejects_overruns)
 {
 	struct mem_builder b = { 0 };
@@ -360,6 +382,7 @@ int main(void)
 	RUN(interfaces);
 	RUN(errors);
 	RUN(scalars);
+	RUN(json);
 	RUN(parse_rejects_overruns);
 	RUN(value_types);
 	return TEST_SUMMARY();
