@@ -32,9 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trace_probe__types(&p, true, types, &n);
 		f = fopen("/dev/null", "w");
 		for (i = 0; f && i < p.nconvs; i++) {
-			if (!p.convs[i].prefix || !p.convs[i].type)
+			/* every conversion but %v gives a type */
+			if (!p.convs[i].prefix ||
+			    !p.convs[i].type != (p.convs[i].kind == TRACE_CONV_VALUE))
 				abort();
 			trace_conv__print(f, &p.convs[i], &v);
+			trace_conv__print_json(f, &p.convs[i], &v);
 		}
 		if (f)
 			fclose(f);

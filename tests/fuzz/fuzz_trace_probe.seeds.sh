@@ -15,4 +15,5 @@ main.(*T).Get (goarg1 > 100 && goarg2 != -3 || !ok) "%hhd %x" goarg1, goarg2
 main.h (r.URL.Path == "/a\"b" || len(r.Body) >= 0x10) "%s %d %T" r.Method, cap(b), err
 /bin/x:os.OpenFile "%s %lx %c %p %%" goarg1, goarg2, goarg3, goarg4
 main.f (err != nil) "%f %w32f\n\t" goarg1, goarg2
+main.h "%v %+v|%v" req, req.URL, xs[1]
 SEEDS
