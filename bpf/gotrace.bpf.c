@@ -370,6 +370,8 @@ static __always_inline void walk_ref(struct walk *w, struct trace_event *e,
 	switch (kind) {
 	case REF_MEM:
 	case REF_PTR:
+	case REF_MAP:
+	case REF_CHAIN:
 		walk_push(w, a, vtype, 1, depth);
 		return;
 	case REF_STRING:
@@ -377,6 +379,17 @@ static __always_inline void walk_ref(struct walk *w, struct trace_event *e,
 		return;
 	case REF_SLICE:
 		walk_push(w, a, vtype, b, depth);
+		return;
+	case REF_SWISS_GROUP:
+		if (!b)
+			walk_push(w, a, vtype, 1, depth);
+		return;
+	case REF_SWISS_DIR:
+		if (b)
+			walk_push(w, a, vtype, b, depth);
+		return;
+	case REF_GROUPS:
+		walk_push(w, a, vtype, b + 1, depth);
 		return;
 	case REF_IFACE:
 		/* the itab's second word is the type: read, and kept for
@@ -413,7 +426,8 @@ static long walk_step(__u32 i, struct walk_ctx *c)
 	struct walk_item *it;
 	struct trace_vtype *vt;
 	struct trace_vslot *sl;
-	__u32 idx, got = 0, off;
+	__u32 idx, got = 0, off = 0, depth;
+	__u64 b;
 	int data;
 
 	if (w->cur >= w->nitems)
@@ -441,10 +455,23 @@ static long walk_step(__u32 i, struct walk_ctx *c)
 	}
 	idx = w->vt.first_slot + w->slot;
 	sl = bpf_map_lookup_elem(&vslots, &idx);
-	if (sl) {
+	/* a map's storage is as deep as the map */
+	depth = it->depth + (sl && sl->kind < REF_CHAIN);
+	if (sl)
 		off = w->data_off + w->elem * w->vt.size + sl->offset;
+	if (sl && sl->kind == REF_BUCKETS) {
+		/* an hmap: B at byte 9, buckets at 16, oldbuckets at 24 */
+		b = value_word(e, off + 8) >> 8 & 0xff;
+		if (b > 15)
+			b = 15;
+		walk_push(w, value_word(e, off + 16), sl->vtype, 1ULL << b,
+			  depth);
+		if (b)
+			walk_push(w, value_word(e, off + 24), sl->vtype,
+				  1ULL << (b - 1), depth);
+	} else if (sl) {
 		walk_ref(w, e, sl->kind, value_word(e, off), value_word(e, off + 8),
-			 sl->vtype, it->depth + 1, 0);
+			 sl->vtype, depth, 0);
 	}
 	if (++w->slot >= w->vt.nslots) {
 		w->slot = 0;

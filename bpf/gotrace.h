@@ -95,6 +95,16 @@ enum trace_ref_kind {
 	REF_SLICE,	/* a slice's elements of VTYPE: WORD0, length WORD1 */
 	REF_EFACE,	/* interface{}: type WORD0, data WORD1 */
 	REF_IFACE,	/* an interface with methods: itab WORD0, data WORD1 */
+	REF_MAP,	/* a map (WORD0): its header, of VTYPE */
+	/* the storage of maps (lib/goabi/go_map.h), as slots only; what
+	 * they lead to is as deep as the map */
+	REF_CHAIN,	/* a pointer to a VTYPE (an overflow bucket, a table) */
+	REF_BUCKETS,	/* an hmap at the slot: its 1 << B buckets of VTYPE,
+			 * and the old ones while it grows */
+	REF_SWISS_GROUP,	/* a Swiss map's dirPtr, dirLen: its one group
+				 * of VTYPE when dirLen is 0 */
+	REF_SWISS_DIR,	/* the same: else its directory of dirLen VTYPE */
+	REF_GROUPS,	/* a table's groups of VTYPE: data, lengthMask */
 };
 
 #define REF_ROOT	1	/* a top-level value: an interface's dynamic

@@ -86,13 +86,13 @@ static const char doc[] =
 "[]byte, %T an interface's dynamic type), and %v (%+v with field names)\n"
 "prints any value as Go's fmt does: structs, slices, strings, interfaces\n"
 "by their dynamic type, errors by their message, pointers at the top as\n"
-"&{...}; maps as map[...]; a value fmt would call String or Error on is\n"
+"&{...}, maps sorted by key; a value fmt would call String or Error on is\n"
 "said first as <TYPE>. BPF reads at most --value-size bytes and\n"
 "--value-depth references per event: \"...\" where it stopped.\n"
 "Without DWARF (stripped binaries) there are no names, fields, indexes,\n"
-"%T or %v, and the format\n"
-"gives the types: %d %i int (8 bytes), %hd int16, %hhd int8, %w32d int32\n"
-"(C23 widths w8 w16 w32 w64), %u %x unsigned (same modifiers), %c rune,\n"
+"%T or %v, and the format gives the types: %d %i int (8 bytes), %hd\n"
+"int16, %hhd int8, %w32d int32 (C23 widths w8 w16 w32 w64), %u %x\n"
+"unsigned (same modifiers), %c rune,\n"
 "%p pointer, %s Go string (pointer and length), %t bool, %f float64,\n"
 "%w32f float32; len()/cap() take a slice. They are\n"
 "placed by the binary's calling convention: the register ABI (Go 1.17+),\n"
@@ -400,6 +400,7 @@ static void print_value_to(struct printer *pr, FILE *f,
 	struct value_ctx ctx = { .tb = binary_for(row->bin), .e = e };
 	struct value_printer p = {
 		.f = f, .plus = row->probe->convs[i].plus, .json = json,
+		.go_minor = go_version__minor(row->bin->version),
 		.mem = &pr->mem, .dyn_type = value_dyn_type,
 		.type_name = value_type_name,
 		.has_fmt_method = value_has_fmt_method, .ctx = &ctx,

@@ -60,6 +60,7 @@ struct go_type {
 	uint32_t align;			/* 1, 2, 4 or 8 */
 	const char *name;		/* optional: "main.point" */
 	const struct go_type *elem;	/* PTR, SLICE, ARRAY, MAP, CHAN */
+	const struct go_type *key;	/* MAP (may be NULL) */
 	uint64_t len;			/* ARRAY */
 	const struct go_field *fields;	/* STRUCT, in memory order */
 	size_t nfields;

@@ -24,6 +24,7 @@
 
 /* gc's extensions to DWARF (cmd/internal/dwarf). */
 #define DW_AT_go_kind 0x2900
+#define DW_AT_go_key 0x2901
 #define DW_AT_go_elem 0x2902
 #define DW_AT_go_runtime_type 0x2904
 
@@ -59,9 +60,10 @@ struct memo {
 	enum build_state state;
 };
 
-/* An element to resolve: HOLDER->elem = the type of DIE. */
+/* An element to resolve: HOLDER->elem (or ->key) = the type of DIE. */
 struct pending {
 	struct go_type *holder;
+	bool key;
 	Dwarf_Die die;
 };
 
@@ -183,7 +185,7 @@ static int memo_grow(struct go_dwarf *d)
 }
 
 static int push_pending(struct go_dwarf *d, struct go_type *holder,
-			Dwarf_Die *die)
+			bool key, Dwarf_Die *die)
 {
 	int err;
 
@@ -192,6 +194,7 @@ static int push_pending(struct go_dwarf *d, struct go_type *holder,
 	if (err)
 		return err;
 	d->pending[d->npending].holder = holder;
+	d->pending[d->npending].key = key;
 	d->pending[d->npending++].die = *die;
 	return 0;
 }
@@ -258,7 +261,17 @@ static int refer_elem(struct go_dwarf *d, struct go_type *t, Dwarf_Die *die,
 
 	if (!ref_die(die, name, &elem))
 		return 0;
-	return push_pending(d, t, &elem);
+	return push_pending(d, t, false, &elem);
+}
+
+/* Refer to the key type of map T, if DWARF gives it. */
+static int refer_key(struct go_dwarf *d, struct go_type *t, Dwarf_Die *die)
+{
+	Dwarf_Die key;
+
+	if (!ref_die(die, DW_AT_go_key, &key))
+		return 0;
+	return push_pending(d, t, true, &key);
 }
 
 static int build_base(struct go_type *t, Dwarf_Die *die)
@@ -520,7 +533,8 @@ static int build(struct go_dwarf *d, struct go_type *t, Dwarf_Die *die,
 			return 0;
 		case KIND_MAP:
 			set_fixed(t, GO_KIND_MAP, 8);
-			return refer_elem(d, t, die, DW_AT_go_elem);
+			err = refer_key(d, t, die);
+			return err ? err : refer_elem(d, t, die, DW_AT_go_elem);
 		case KIND_CHAN:
 			set_fixed(t, GO_KIND_CHAN, 8);
 			return refer_elem(d, t, die, DW_AT_go_elem);
@@ -625,6 +639,10 @@ static int resolve_pending(struct go_dwarf *d)
 		if (err) {
 			d->npending++;	/* retried by the next call */
 			return err;
+		}
+		if (p.key) {
+			p.holder->key = elem;
+			continue;
 		}
 		p.holder->elem = elem;
 		/* gccgo leaves pointers and slices unnamed; spell them as

@@ -562,7 +562,7 @@ static int plan_value_refs(struct planner *pl, const struct loc *l)
 
 		err = emit_word(pl, l, slots[i].offset, "a reference", &w0);
 		w1 = w0;
-		if (!err && r.kind != REF_PTR)
+		if (!err && r.kind != REF_PTR && r.kind != REF_MAP)
 			err = emit_word(pl, l, slots[i].offset + 8,
 					"a reference", &w1);
 		r.word0 = w0;
@@ -606,7 +606,8 @@ static int plan_value(struct planner *pl, const struct loc *l,
 	int word, err = 0;
 
 	if (!pl->vtypes->ntypes)
-		err = value_types__init(pl->vtypes);
+		err = value_types__init(pl->vtypes,
+				       go_version__minor(pl->bin->version));
 	if (err)
 		return err;
 	if ((l->type->kind != GO_KIND_STRUCT && l->type->kind != GO_KIND_ARRAY) ||

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "core/byteorder.h"
 #include "core/json.h"
+#include "goabi/go_map.h"
 #include "trace/trace_probe.h"
 #include "trace/value_print.h"
 #include "trace/value_types.h"
@@ -415,6 +416,232 @@ static void print_iface(const struct value_printer *p, const struct go_type *t,
 	print_at(p, dyn, data, w);
 }
 
+/* Memory for go_map.h. */
+static int map_read(void *ctx, uint64_t addr, uint64_t size, const uint8_t **out)
+{
+	const struct value_printer *p = ctx;
+
+	switch (mem_get(p->mem, addr, size, out, NULL)) {
+	case MEM_READ:
+		return 0;
+	case MEM_FAULT:
+		return -EFAULT;
+	default:
+		return -ENODATA;
+	}
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int64_t int_at(const struct go_type *t, const uint8_t *b)
+{
+	switch (t->size) {
+	case 1: return (int8_t)b[0];
+	case 2: return (int16_t)get_u16(b);
+	case 4: return (int32_t)get_u32(b);
+	default: return (int64_t)get_u64(b);
+	}
+}
+
+static uint64_t uint_at(const struct go_type *t, const uint8_t *b)
+{
+	switch (t->size) {
+	case 1: return b[0];
+	case 2: return get_u16(b);
+	case 4: return get_u32(b);
+	default: return get_u64(b);
+	}
+}
+
+/* fmtsort: NaN before every other float */
+static int cmp_float(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) ? (isnan(b) ? 0 : -1) : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Keys in the order Go's internal/fmtsort puts them. */
+static int cmp_key(const struct value_printer *p, const struct go_type *t,
+		   const uint8_t *a, const uint8_t *b)
+{
+	const uint8_t *sa = NULL, *sb = NULL;
+	uint64_t la, lb, n, i;
+	int bits, c = 0;
+
+	switch (t->kind) {
+	case GO_KIND_BOOL:
+		return (a[0] != 0) - (b[0] != 0);
+	case GO_KIND_INT: {
+		int64_t x = int_at(t, a), y = int_at(t, b);
+
+		return x < y ? -1 : x > y;
+	}
+	case GO_KIND_UINT:
+		return cmp_u64(uint_at(t, a), uint_at(t, b));
+	case GO_KIND_FLOAT:
+		bits = t->size == 4 ? 32 : 64;
+		return cmp_float(float_at(a, bits), float_at(b, bits));
+	case GO_KIND_COMPLEX:
+		bits = t->size == 8 ? 32 : 64;
+		c = cmp_float(float_at(a, bits), float_at(b, bits));
+		return c ? c : cmp_float(float_at(a + t->size / 2, bits),
+					 float_at(b + t->size / 2, bits));
+	case GO_KIND_STRING:
+		/* as far as both were read */
+		mem_get(p->mem, word(a), word(a + 8), &sa, &la);
+		mem_get(p->mem, word(b), word(b + 8), &sb, &lb);
+		n = la < lb ? la : lb;
+		c = n && sa && sb ? memcmp(sa, sb, n) : 0;
+		return c ? c : cmp_u64(word(a + 8), word(b + 8));
+	case GO_KIND_STRUCT:
+		for (i = 0; i < t->nfields && !c; i++)
+			c = cmp_key(p, t->fields[i].type, a + t->fields[i].offset,
+				    b + t->fields[i].offset);
+		return c;
+	case GO_KIND_ARRAY:
+		for (i = 0; i < t->len && !c; i++)
+			c = cmp_key(p, t->elem, a + i * t->elem->size,
+				    b + i * t->elem->size);
+		return c;
+	case GO_KIND_EFACE:
+	case GO_KIND_IFACE:
+		/* nil first, then by type, then by the words */
+		c = cmp_u64(word(a), word(b));
+		return c ? c : cmp_u64(word(a + 8), word(b + 8));
+	default:
+		return cmp_u64(word(a), word(b));
+	}
+}
+
+/* Was all of the key of type T at B read (its strings whole)? Only keys
+ * read whole can be put in fmt's order. */
+static bool key_read(const struct value_printer *p, const struct go_type *t,
+		     const uint8_t *b)
+{
+	const uint8_t *s;
+	uint64_t i;
+
+	switch (t->kind) {
+	case GO_KIND_STRING:
+		return !word(b + 8) ||
+		       mem_get(p->mem, word(b), word(b + 8), &s, NULL) == MEM_READ;
+	case GO_KIND_STRUCT:
+		for (i = 0; i < t->nfields; i++)
+			if (!key_read(p, t->fields[i].type, b + t->fields[i].offset))
+				return false;
+		return true;
+	case GO_KIND_ARRAY:
+		for (i = 0; i < t->len; i++)
+			if (!key_read(p, t->elem, b + i * t->elem->size))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+struct key_order {
+	const struct value_printer *p;
+	const struct go_type *key;
+};
+
+static int cmp_entries(const void *x, const void *y, void *ctx)
+{
+	const struct go_map_entry *a = x, *b = y;
+	const struct key_order *o = ctx;
+
+	return cmp_key(o->p, o->key, a->key, b->key);
+}
+
+/* A map's key as a JSON object's name: its %v text. */
+static void print_json_key(const struct value_printer *p,
+			   const struct go_type *t, const uint8_t *b,
+			   struct where w)
+{
+	struct value_printer text = *p;
+	char *s = NULL;
+	size_t len = 0;
+
+	text.json = false;
+	text.f = open_memstream(&s, &len);
+	if (!text.f) {
+		fputs("\"\"", p->f);
+		return;
+	}
+	print_value(&text, t, b, w);
+	if (fclose(text.f))
+		len = 0;
+	json_print_bytes(p->f, s ? s : "", len);
+	free(s);
+}
+
+/* map[k:v ...], sorted by key as fmt sorts it; in JSON an object. */
+static void print_map(const struct value_printer *p, const struct go_type *t,
+		      const uint8_t *b, struct where w)
+{
+	struct go_map_entry *e;
+	struct go_map_types m;
+	struct key_order o = { p, t->key };
+	struct where kw = { w.depth + 1, w.exported };
+	uint64_t count;
+	size_t n, i, k;
+	int err;
+
+	if (!word(b)) {
+		fputs(p->json ? "null" : "map[]", p->f);
+		return;
+	}
+	if (go_map_types__init(&m, t, p->go_minor)) {
+		marker(p, "map[...]");
+		return;
+	}
+	e = calloc(VALUE_MAP_MAX, sizeof(*e));
+	if (!e) {
+		marker(p, "map[...]");
+		return;
+	}
+	err = go_map__entries(&m, word(b), map_read, (void *)p, e,
+			      VALUE_MAP_MAX, &n, &count);
+	if (err && err != -ENODATA) {
+		marker(p, "<fault>");
+		free(e);
+		return;
+	}
+	if (err && !n && !count) {
+		marker(p, "...");	/* not even its header */
+		free(e);
+		return;
+	}
+	/* the entries whose keys were read, in order; the rest are "..." */
+	for (i = 0, k = 0; i < n; i++)
+		if (key_read(p, t->key, e[i].key))
+			e[k++] = e[i];
+	if (k < n)
+		err = -ENODATA;
+	n = k;
+	qsort_r(e, n, sizeof(*e), cmp_entries, &o);
+	fputs(p->json ? "{" : "map[", p->f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(p->json ? ',' : ' ', p->f);
+		if (p->json)
+			print_json_key(p, t->key, e[i].key, kw);
+		else
+			print_value(p, t->key, e[i].key, kw);
+		fputc(':', p->f);
+		print_value(p, t->elem, e[i].elem, kw);
+	}
+	if (err)
+		fprintf(p->f, "%s%s", n ? (p->json ? "," : " ") : "",
+			p->json ? "\"...\":null" : "...");
+	fputs(p->json ? "}" : "]", p->f);
+	free(e);
+}
+
 static void print_value(const struct value_printer *p, const struct go_type *t,
 			const uint8_t *b, struct where w)
 {
@@ -451,10 +678,7 @@ static void print_value(const struct value_printer *p, const struct go_type *t,
 		print_pointer(p, t, b, w);
 		break;
 	case GO_KIND_MAP:
-		if (p->json)
-			fputs(word(b) ? "\"map[...]\"" : "null", f);
-		else
-			fputs(word(b) ? "map[...]" : "map[]", f);
+		print_map(p, t, b, w);
 		break;
 	case GO_KIND_SLICE:
 		if (!t->elem) {

@@ -12,7 +12,9 @@
  * common concrete types: *errors.errorString, *fmt.wrapError,
  * *fmt.wrapErrors. Other Error and String methods are not called: a value
  * fmt would call one on prints as <TYPE> and then its value as fmt prints
- * a value without methods. Maps print as map[...].
+ * a value without methods. Maps print as map[k:v ...], sorted by key as
+ * fmt sorts them (internal/fmtsort), from their buckets or Swiss tables
+ * (go_map.h); at most VALUE_MAP_MAX entries.
  *
  * Where BPF read less than the value (the byte budget, the depth, -Z):
  * "..." in its place; where it could not read: <fault>; an interface
@@ -23,7 +25,9 @@
  * cut), numbers as numbers (complex ones, NaN and infinities as strings),
  * a pointer at the top as what it points to, other pointers as "0x...",
  * nil as null, an interface as its dynamic value, an error as its
- * message; the markers ("...", "<fault>", a map's "map[...]") as strings.
+ * message, a map as an object whose names are its keys as %v prints
+ * them; the markers ("...", "<fault>") as strings, and a cut map's
+ * "...": null.
  *
  * A pure library: no BPF, no ELF.
  */
@@ -37,6 +41,8 @@
 #include <linux/types.h>
 #include "goabi/go_abi.h"
 #include "gotrace.h"
+
+#define VALUE_MAP_MAX	256
 
 /* One read of an event: LEN bytes at ADDR, or a FAULT. */
 struct value_chunk {
@@ -63,6 +69,7 @@ struct value_printer {
 	FILE *f;
 	bool plus;			/* %+v: field names */
 	bool json;			/* as a JSON value (below) */
+	int go_minor;			/* of the binary: how maps are stored */
 	const struct value_memory *mem;
 	/* the type whose descriptor is at run-time address ADDR, or NULL;
 	 * and its name, or NULL */

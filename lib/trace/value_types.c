@@ -8,11 +8,12 @@
 
 #define MAX_TYPES	(1U << 20)
 
-int value_types__init(struct value_types *s)
+int value_types__init(struct value_types *s, int go_minor)
 {
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	s->go_minor = go_minor;
 	err = gt_ensure_mem((void **)&s->types, &s->types_cap,
 			    sizeof(*s->types), 1);
 	if (err)
@@ -24,6 +25,11 @@ int value_types__init(struct value_types *s)
 
 void value_types__free(struct value_types *s)
 {
+	size_t i;
+
+	for (i = 0; i < s->nmaps; i++)
+		free(s->maps[i].storage);
+	free(s->maps);
 	free(s->types);
 	free(s->slots);
 	free(s->dyns);
@@ -111,6 +117,126 @@ static __u32 *id_slot(struct value_types *s, const struct go_type *t, bool *foun
 	return &s->ids[h].id;
 }
 
+/* A new value type of SIZE bytes, its slots set later, in *ID. */
+static int reserve(struct value_types *s, uint64_t size, __u32 *id)
+{
+	int err;
+
+	if (s->ntypes == MAX_TYPES)
+		return gt_error(-E2BIG, "more than %u value types", MAX_TYPES);
+	err = gt_ensure_mem((void **)&s->types, &s->types_cap,
+			    sizeof(*s->types), s->ntypes + 1);
+	if (err)
+		return err;
+	*id = s->ntypes++;
+	s->types[*id] = (struct trace_vtype){
+		.size = size > UINT32_MAX ? UINT32_MAX : size,
+	};
+	return 0;
+}
+
+/* The slots of type ID: SLOTS[0..N), appended. */
+static int set_slots(struct value_types *s, __u32 id,
+		     const struct trace_vslot *slots, size_t n)
+{
+	size_t k;
+	int err = 0;
+
+	if (n)
+		err = gt_ensure_mem((void **)&s->slots, &s->slots_cap,
+				    sizeof(*s->slots), s->nslots + n);
+	if (err)
+		return err;
+	s->types[id].first_slot = s->nslots;
+	s->types[id].nslots = n;
+	for (k = 0; k < n; k++)
+		s->slots[s->nslots++] = slots[k];
+	return 0;
+}
+
+static int collect(struct value_types *s, const struct go_type *t,
+		   uint64_t off, struct trace_vslot *slots, size_t *n,
+		   int depth, bool top);
+
+/* A value type of SIZE bytes with one slot. */
+static int one_slot(struct value_types *s, uint64_t size, struct trace_vslot sl,
+		    __u32 *id)
+{
+	int err = reserve(s, size, id);
+
+	return err ? err : set_slots(s, *id, &sl, 1);
+}
+
+/*
+ * The value type of what map type T points to (its header), whose slots
+ * lead to its buckets (Go <= 1.23; each with its overflow chain) or to its
+ * group or directory, tables and groups (Swiss tables). -EINVAL when T's
+ * key type is unknown.
+ */
+static int map_header(struct value_types *s, const struct go_type *t, __u32 *id)
+{
+	struct trace_vslot slots[VALUE_TYPE_MAX_SLOTS + 1], hdr[2];
+	struct value_map *vm;
+	struct go_map_types *m;
+	__u32 bucket, table, dir;
+	size_t i, n = 0;
+	int err;
+
+	for (i = 0; i < s->nmaps; i++) {
+		if (s->maps[i].type == t) {
+			*id = s->maps[i].header;
+			return 0;
+		}
+	}
+	m = malloc(sizeof(*m));
+	if (!m)
+		return gt_error(-ENOMEM, "out of memory");
+	err = go_map_types__init(m, t, s->go_minor);
+	if (!err)
+		err = gt_ensure_mem((void **)&s->maps, &s->maps_cap,
+				    sizeof(*s->maps), s->nmaps + 1);
+	if (err) {
+		free(m);
+		return err;
+	}
+	vm = &s->maps[s->nmaps++];
+	vm->type = t;
+	vm->storage = m;
+	err = reserve(s, m->swiss ? GO_SWISS_MAP_SIZE : GO_HMAP_SIZE, &vm->header);
+	*id = vm->header;
+	/* a bucket's or group's keys and elements, and a bucket's overflow */
+	if (!err)
+		err = reserve(s, m->bucket.size, &bucket);
+	if (!err)
+		err = collect(s, &m->bucket, 0, slots, &n, 0, false);
+	if (!err && !m->swiss)
+		slots[n++] = (struct trace_vslot){ .offset = m->overflow_offset,
+						   .kind = REF_CHAIN,
+						   .vtype = bucket };
+	if (!err)
+		err = set_slots(s, bucket, slots, n);
+	if (err)
+		return err;
+	if (!m->swiss) {
+		hdr[0] = (struct trace_vslot){ .offset = 0, .kind = REF_BUCKETS,
+					       .vtype = bucket };
+		return set_slots(s, *id, hdr, 1);
+	}
+	err = one_slot(s, GO_SWISS_TABLE_SIZE, (struct trace_vslot){
+			.offset = GO_SWISS_TABLE_GROUPS, .kind = REF_GROUPS,
+			.vtype = bucket }, &table);
+	if (!err)
+		err = one_slot(s, 8, (struct trace_vslot){ .kind = REF_CHAIN,
+							    .vtype = table }, &dir);
+	if (err)
+		return err;
+	hdr[0] = (struct trace_vslot){ .offset = GO_SWISS_DIR_PTR,
+				       .kind = REF_SWISS_GROUP, .vtype = bucket };
+	hdr[1] = (struct trace_vslot){ .offset = GO_SWISS_DIR_PTR,
+				       .kind = REF_SWISS_DIR, .vtype = dir };
+	return set_slots(s, *id, hdr, 2);
+}
+
 /* The references of T at OFF into SLOTS[*N]; past MAX, no more. TOP: T
  * is a top-level value. */
 static int collect(struct value_types *s, const struct go_type *t,
@@ -137,6 +263,12 @@ static int collect(struct value_types *s, const struct go_type *t,
 	case GO_KIND_IFACE:
 		sl.kind = t->kind == GO_KIND_EFACE ? REF_EFACE : REF_IFACE;
 		s->has_ifaces = true;
+		break;
+	case GO_KIND_MAP:
+		sl.kind = REF_MAP;
+		err = map_header(s, t, &sl.vtype);
+		if (err == -EINVAL)
+			return 0;	/* no key type: not followed */
 		break;
 	case GO_KIND_PTR:
 		if (!value_types__followed_error(t) &&
@@ -167,7 +299,7 @@ static int collect(struct value_types *s, const struct go_type *t,
 int value_types__id(struct value_types *s, const struct go_type *t, __u32 *id)
 {
 	struct trace_vslot slots[VALUE_TYPE_MAX_SLOTS];
-	size_t n = 0, k;
+	size_t n = 0;
 	bool found;
 	__u32 *slot, me;
 	int err;
@@ -182,29 +314,16 @@ int value_types__id(struct value_types *s, const struct go_type *t, __u32 *id)
 		*id = *slot;
 		return 0;
 	}
-	if (s->ntypes == MAX_TYPES)
-		return gt_error(-E2BIG, "more than %u value types", MAX_TYPES);
-	err = gt_ensure_mem((void **)&s->types, &s->types_cap,
-			    sizeof(*s->types), s->ntypes + 1);
-	if (err)
-		return err;
 	/* numbered before its elements, which may refer back to it */
-	me = *slot = s->ntypes++;
-	s->types[me] = (struct trace_vtype){
-		.size = t->size > UINT32_MAX ? UINT32_MAX : t->size,
-	};
-	err = collect(s, t, 0, slots, &n, 0, false);
-	if (!err && n)
-		err = gt_ensure_mem((void **)&s->slots, &s->slots_cap,
-				    sizeof(*s->slots), s->nslots + n);
+	err = reserve(s, t->size, &me);
 	if (err)
 		return err;
-	s->types[me].first_slot = s->nslots;
-	s->types[me].nslots = n;
-	for (k = 0; k < n; k++)
-		s->slots[s->nslots++] = slots[k];
+	*slot = me;
+	err = collect(s, t, 0, slots, &n, 0, false);
+	if (!err)
+		err = set_slots(s, me, slots, n);
 	*id = me;
-	return 0;
+	return err;
 }
 
 int value_types__refs(struct value_types *s, const struct go_type *t,

@@ -6,9 +6,10 @@
  * descriptor's address.
  *
  * Go's fmt follows, in %v: a string's bytes, a slice's elements, an
- * interface's dynamic value, and a pointer only at the top (&{...}), or
- * where it calls Error() (the errors this prints the message of, see
- * value_print.h). A value type lists those references of a type: at their
+ * interface's dynamic value, a map's entries (its header, then its buckets
+ * or Swiss tables, go_map.h, per GO_MINOR), and a pointer only at the top
+ * (&{...}), or where it calls Error() (the errors this prints the message
+ * of, see value_print.h). A value type lists those references of a type: at their
  * offsets through structs and arrays, at most VALUE_TYPE_MAX_SLOTS; the
  * rest of a larger array is not followed (and prints "..."). Type 0 is a
  * byte, the elements of a string.
@@ -23,6 +24,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "goabi/go_abi.h"
+#include "goabi/go_map.h"
 #include "gotrace.h"
 
 #define VALUE_TYPE_MAX_SLOTS	64
@@ -40,13 +42,22 @@ struct value_types {
 	struct value_dyn *dyns;
 	size_t ndyns, dyns_cap;
 	bool has_ifaces;	/* some type holds an interface */
+	int go_minor;		/* of the binary: how maps are stored */
+	/* the storage types of the maps met so far, and their headers' ids */
+	struct value_map {
+		const struct go_type *type;
+		struct go_map_types *storage;
+		__u32 header;
+	} *maps;
+	size_t nmaps, maps_cap;
 	/* go_type -> index, open addressing */
 	struct { const struct go_type *type; __u32 id; } *ids;
 	size_t ids_cap, nids;
 };
 
-/* Start S with type 0, a byte. Returns 0 or -ENOMEM. */
-int value_types__init(struct value_types *s);
+/* Start S with type 0, a byte, for a binary of Go 1.GO_MINOR. Returns 0
+ * or -ENOMEM. */
+int value_types__init(struct value_types *s, int go_minor);
 void value_types__free(struct value_types *s);
 
 /* The index of T's value type in *ID, built when new. Returns 0,

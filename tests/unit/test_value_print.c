@@ -102,6 +102,7 @@ static bool has_fmt_method(void *ctx, const struct go_type *t)
 }
 
 static bool as_json;
+static int go_minor = 27;
 
 /* T printed from BYTES (or at ADDR when BYTES is NULL) over B's memory. */
 static char *print(const struct mem_builder *b, bool plus,
@@ -110,7 +111,8 @@ static char *print(const struct mem_builder *b, bool plus,
 	static char out[4096];
 	struct value_memory mem;
 	struct value_printer p = {
-		.plus = plus, .json = as_json, .mem = &mem, .dyn_type = dyn_type,
+		.plus = plus, .json = as_json, .go_minor = go_minor,
+		.mem = &mem, .dyn_type = dyn_type,
 		.type_name = type_name, .has_fmt_method = has_fmt_method,
 	};
 
@@ -315,6 +317,59 @@ TEST(json)
 	as_json = false;
 }
 
+/* map[int]int: one hmap bucket (Go 1.21: tophash >= 5 marks a used slot,
+ * stored out of order) and one Swiss group (Go 1.27: a clear high bit of
+ * the slot's control byte); printed sorted by key, as fmt does. */
+TEST(maps)
+{
+	struct go_type m = { .kind = GO_KIND_MAP, .size = 8, .align = 8,
+			     .key = &go_type_int, .elem = &go_type_int };
+	struct mem_builder b = { 0 }, sw = { 0 };
+	uint8_t hdr[48] = { 0 }, bucket[8 + 64 + 64 + 8] = { 0 }, v[8];
+	uint8_t group[8 + 8 * 16];
+
+	put64(hdr, 2);			/* count */
+	hdr[9] = 0;			/* B */
+	put64(hdr + 16, 0x2000);	/* buckets */
+	add_chunk(&b, 0x1000, hdr, 48, false);
+	bucket[0] = 9;			/* slot 0: key 30 */
+	bucket[1] = 1;			/* empty */
+	bucket[2] = 200;		/* slot 2: key -4 */
+	put64(bucket + 8, 30);
+	put64(bucket + 8 + 16, (uint64_t)-4);
+	put64(bucket + 72, 300);
+	put64(bucket + 72 + 16, 16);
+	add_chunk(&b, 0x2000, bucket, sizeof(bucket), false);
+	put64(v, 0x1000);
+	go_minor = 21;
+	CHECK_EQ_STR(print(&b, false, &m, v, 0), "map[-4:16 30:300]");
+	/* the buckets not read: what is known, then ... */
+	b.n = 1;
+	b.len = 16 + 48;
+	CHECK_EQ_STR(print(&b, false, &m, v, 0), "map[...]");
+
+	memset(hdr, 0, sizeof(hdr));
+	put64(hdr, 3);			/* used */
+	put64(hdr + 16, 0x3000);	/* dirPtr: one group, dirLen 0 */
+	add_chunk(&sw, 0x1000, hdr, 48, false);
+	memset(group, 0, sizeof(group));
+	put64(group, 0x8080808000000080ULL);	/* slots 1, 2, 3 used */
+	put64(group + 8 + 16, 7);
+	put64(group + 8 + 16 + 8, 70);
+	put64(group + 8 + 32, 5);
+	put64(group + 8 + 32 + 8, 50);
+	put64(group + 8 + 48, 6);
+	put64(group + 8 + 48 + 8, 60);
+	add_chunk(&sw, 0x3000, group, sizeof(group), false);
+	go_minor = 27;
+	CHECK_EQ_STR(print(&sw, false, &m, v, 0), "map[5:50 6:60 7:70]");
+	as_json = true;
+	CHECK_EQ_STR(print(&sw, false, &m, v, 0), "{\"5\":50,\"6\":60,\"7\":70}");
+	as_json = false;
+	put64(v, 0);
+	CHECK_EQ_STR(print(&sw, false, &m, v, 0), "map[]");
+}
+
 TEST(parse_rejects_overruns)
 {
 	struct mem_builder b = { 0 };
@@ -337,7 +392,7 @@ TEST(value_types)
 	const struct trace_vslot *sl;
 	__u32 id, sid;
 
-	CHECK_EQ_INT(value_types__init(&vt), 0);
+	CHECK_EQ_INT(value_types__init(&vt, 27), 0);
 	CHECK_EQ_INT(value_types__id(&vt, &person_t, &id), 0);
 	CHECK_EQ_INT(vt.types[id].size, 96);
 	CHECK_EQ_INT(vt.types[id].nslots, 5);
@@ -383,6 +438,7 @@ int main(void)
 	RUN(errors);
 	RUN(scalars);
 	RUN(json);
+	RUN(maps);
 	RUN(parse_rejects_overruns);
 	RUN(value_types);
 	return TEST_SUMMARY();
