@@ -840,8 +840,8 @@ static int add_rtype(struct go_dwarf *d, Dwarf_Die *die, size_t *cap)
 
 	/* DW_FORM_addr, which holds an offset in the type data */
 	if (!dwarf_attr(die, DW_AT_go_runtime_type, &attr) ||
-	    dwarf_formaddr(&attr, &off))
-		return 0;
+	    dwarf_formaddr(&attr, &off) || !off)
+		return 0;	/* 0: none (the linker's for a type without one) */
 	err = type_of(d, die, 0, &t);
 	if (!err)
 		err = resolve_pending(d);

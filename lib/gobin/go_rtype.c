@@ -119,6 +119,28 @@ int go_rtypes__open(const struct go_binary *bin, struct go_rtypes **out)
 	return 0;
 }
 
+int go_rtypes__open_data(const uint8_t *data, uint64_t start, uint64_t end,
+			 bool varint, const char *path, struct go_rtypes **out)
+{
+	struct go_rtypes *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return gt_error(-ENOMEM, "out of memory");
+	r->path = path;
+	r->data = data;
+	r->types = start;
+	r->etypes = end < start ? start : end;
+	r->varint_names = varint;
+	*out = r;
+	return 0;
+}
+
+const char *go_rtypes__path(const struct go_rtypes *r)
+{
+	return r->path;
+}
+
 void go_rtypes__close(struct go_rtypes *r)
 {
 	size_t i;
@@ -279,6 +301,28 @@ int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name)
 uint64_t go_rtypes__start(const struct go_rtypes *r)
 {
 	return r->types;
+}
+
+const uint8_t *go_rtypes__data(const struct go_rtypes *r, uint64_t *start,
+			       uint64_t *end)
+{
+	*start = r->types;
+	*end = r->etypes;
+	return r->data;
+}
+
+int go_rtypes__name_at(const struct go_rtypes *r, uint64_t addr,
+		       const uint8_t **s, size_t *len, uint8_t *flags)
+{
+	int err;
+
+	if (addr <= r->types || addr >= r->etypes || addr - r->types > INT32_MAX)
+		return gt_error(-EINVAL, "%s: no name at 0x%llx", r->path,
+				(unsigned long long)addr);
+	err = read_name(r, addr, (int32_t)(addr - r->types), s, len);
+	if (!err)
+		*flags = r->data[addr - r->types];
+	return err;
 }
 
 void go_rtype__gccgo_name(const char *name, size_t len, char *out, size_t size)

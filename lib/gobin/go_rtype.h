@@ -8,6 +8,7 @@
 #ifndef GOTOOLS_GO_RTYPE_H
 #define GOTOOLS_GO_RTYPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
 
@@ -26,6 +27,18 @@ int go_rtypes__open(const struct go_binary *bin, struct go_rtypes **out);
 void go_rtypes__close(struct go_rtypes *r);
 
 /*
+ * The same over type data DATA, the bytes of [START, END), whose names
+ * have uvarint lengths (VARINT, Go 1.17+) or two-byte ones; PATH names it
+ * in messages. DATA and PATH must outlive the result (fuzzing, tests).
+ * Returns 0 or -ENOMEM.
+ */
+int go_rtypes__open_data(const uint8_t *data, uint64_t start, uint64_t end,
+			 bool varint, const char *path, struct go_rtypes **out);
+
+/* Where the types are from, for messages. */
+const char *go_rtypes__path(const struct go_rtypes *r);
+
+/*
  * The name of the runtime type at virtual (file) address ADDR, as Go's %T
  * prints it: "int", "*main.counter", "[]uint8", "*errors.errorString",
  * "map[string]int". A PIE's caller subtracts the load bias first. The
@@ -38,6 +51,16 @@ int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name);
 /* Where the type data starts (moduledata.types): DWARF's runtime type
  * offsets count from there. */
 uint64_t go_rtypes__start(const struct go_rtypes *r);
+
+/* The type data's bytes, [*START, *END) in virtual addresses. */
+const uint8_t *go_rtypes__data(const struct go_rtypes *r, uint64_t *start,
+			       uint64_t *end);
+
+/* The name (runtime.name, abi.Name) whose flag byte is at ADDR in the type
+ * data: its bytes *S (not NUL-terminated), *LEN of them, and its flags.
+ * Returns 0 or -EINVAL when ADDR holds no name. */
+int go_rtypes__name_at(const struct go_rtypes *r, uint64_t addr,
+		       const uint8_t **s, size_t *len, uint8_t *flags);
 
 /*
  * gccgo's type descriptors name their type with the package path quoted

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/byteorder.h"
+#include "core/error.h"
+#include "goabi/go_typedata.h"
+
+#define TYPE_SIZE	48
+#define TYPE_KIND	23
+#define TYPE_ALIGN	21
+#define KIND_MASK	0x1f
+#define FIELD_SIZE	24
+#define MAX_FIELDS	4096
+#define MAX_DEPTH	64
+
+/* reflect.Kind */
+enum {
+	K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64, K_UINT, K_UINT8,
+	K_UINT16, K_UINT32, K_UINT64, K_UINTPTR, K_FLOAT32, K_FLOAT64,
+	K_COMPLEX64, K_COMPLEX128, K_ARRAY, K_CHAN, K_FUNC, K_INTERFACE,
+	K_MAP, K_POINTER, K_SLICE, K_STRING, K_STRUCT, K_UNSAFE_POINTER,
+};
+
+enum state { BUILT = 1, FAILED };
+
+/* A type and whether it holds; types refer to each other in cycles
+ * (through pointers), so they are checked once a whole lookup is built. */
+struct node {
+	struct go_type type;	/* first: a go_type is its node */
+	enum state state;
+	struct node *fresh;	/* built by the lookup under way */
+};
+
+struct memo {
+	uint64_t addr;		/* 0: empty */
+	struct node *node;
+};
+
+/* What is allocated for the types, freed at close. */
+struct block {
+	struct block *next;
+	char data[];
+};
+
+struct go_typedata {
+	const char *path;
+	struct go_rtypes *r;
+	const uint8_t *data;
+	uint64_t start, end;
+	bool shifted_offsets;	/* Go <= 1.18: offset << 1 | embedded */
+	struct memo *memo;
+	size_t memo_cap, memo_used;
+	struct block *blocks;
+	struct node *fresh;	/* to check at the end of the lookup */
+};
+
+int go_typedata__open(const struct go_binary *bin, struct go_rtypes *r,
+		      struct go_typedata **out)
+{
+	int minor = go_version__minor(bin->version);
+
+	*out = NULL;
+	if (minor < 0)
+		return gt_error(-ENOTSUP, "%s: unknown Go version: its type data cannot be read",
+				bin->elf->path);
+	return go_typedata__open_rtypes(r, minor, out);
+}
+
+int go_typedata__open_rtypes(struct go_rtypes *r, int minor,
+			     struct go_typedata **out)
+{
+	struct go_typedata *t;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return gt_error(-ENOMEM, "out of memory");
+	t->path = go_rtypes__path(r);
+	t->r = r;
+	t->data = go_rtypes__data(r, &t->start, &t->end);
+	t->shifted_offsets = minor <= 18;
+	*out = t;
+	return 0;
+}
+
+void go_typedata__close(struct go_typedata *t)
+{
+	struct block *b, *next;
+
+	if (!t)
+		return;
+	for (b = t->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(t->memo);
+	free(t);
+}
+
+static void *alloc(struct go_typedata *t, size_t size)
+{
+	struct block *b = calloc(1, sizeof(*b) + size);
+
+	if (!b)
+		return NULL;
+	b->next = t->blocks;
+	t->blocks = b;
+	return b->data;
+}
+
+/* N bytes at ADDR in the type data, or NULL. */
+static const uint8_t *at(const struct go_typedata *t, uint64_t addr, uint64_t n)
+{
+	if (addr < t->start || addr > t->end || t->end - addr < n)
+		return NULL;
+	return t->data + (addr - t->start);
+}
+
+static size_t memo_hash(uint64_t addr, size_t cap)
+{
+	return (addr >> 3) * 0x9e3779b97f4a7c15ULL & (cap - 1);
+}
+
+static struct memo *memo_slot(struct go_typedata *t, uint64_t addr)
+{
+	size_t i = memo_hash(addr, t->memo_cap);
+
+	while (t->memo[i].addr && t->memo[i].addr != addr)
+		i = (i + 1) & (t->memo_cap - 1);
+	return &t->memo[i];
+}
+
+static int memo_grow(struct go_typedata *t)
+{
+	struct memo *old = t->memo;
+	size_t n = t->memo_cap, i;
+
+	t->memo_cap = n ? n * 2 : 256;
+	t->memo = calloc(t->memo_cap, sizeof(*t->memo));
+	if (!t->memo) {
+		t->memo = old;
+		t->memo_cap = n;
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		if (old[i].addr)
+			*memo_slot(t, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+static int bad(const struct go_typedata *t, uint64_t addr, const char *why)
+{
+	return gt_error(-EINVAL, "%s: the type at 0x%llx %s", t->path,
+			(unsigned long long)addr, why);
+}
+
+static int type_at(struct go_typedata *t, uint64_t addr, int depth,
+		   const struct go_type **out);
+
+/* The element type whose descriptor's address is at OFF of D. */
+static int elem_at(struct go_typedata *t, uint64_t addr, const uint8_t *d,
+		   unsigned int off, int depth, const struct go_type **out)
+{
+	return type_at(t, get_u64(d + off), depth + 1, out);
+}
+
+/* The element at 48 of D, NULL when it does not decode (or, once
+ * settled, does not hold). */
+static int opt_elem(struct go_typedata *t, uint64_t addr, const uint8_t *d,
+		    int depth, struct go_type *ty)
+{
+	int err = elem_at(t, addr, d, 48, depth, &ty->elem);
+
+	if (err == -ENOMEM)
+		return err;
+	gt_error_clear();
+	return 0;
+}
+
+static int build_struct(struct go_typedata *t, uint64_t addr,
+			const uint8_t *d, struct go_type *ty, int depth)
+{
+	uint64_t fields = get_u64(d + 56), n = get_u64(d + 64), i, off;
+	struct go_field *f;
+	const uint8_t *fd, *s;
+	uint8_t flags;
+	size_t len;
+	char *name;
+	int err;
+
+	if (n > MAX_FIELDS || !(fd = at(t, fields, n * FIELD_SIZE)))
+		return bad(t, addr, "has no readable fields");
+	f = n ? alloc(t, n * sizeof(*f)) : NULL;
+	if (n && !f)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < n; i++, fd += FIELD_SIZE) {
+		err = go_rtypes__name_at(t->r, get_u64(fd), &s, &len, &flags);
+		if (err)
+			return bad(t, addr, "has a field without a name");
+		name = alloc(t, len + 1);
+		if (!name)
+			return gt_error(-ENOMEM, "out of memory");
+		memcpy(name, s, len);
+		f[i].name = name;
+		err = elem_at(t, addr, fd, 8, depth, &f[i].type);
+		if (err)
+			return err;
+		off = get_u64(fd + 16);
+		f[i].offset = t->shifted_offsets ? off >> 1 : off;
+	}
+	ty->fields = f;
+	ty->nfields = n;
+	return 0;
+}
+
+/* The kinds whose size and alignment the header says. */
+static int build_scalar(struct go_type *ty, unsigned int kind)
+{
+	switch (kind) {
+	case K_BOOL:
+		ty->kind = GO_KIND_BOOL;
+		return 0;
+	case K_INT: case K_INT8: case K_INT16: case K_INT32: case K_INT64:
+		ty->kind = GO_KIND_INT;
+		return 0;
+	case K_UINT: case K_UINT8: case K_UINT16: case K_UINT32: case K_UINT64:
+	case K_UINTPTR:
+		ty->kind = GO_KIND_UINT;
+		return 0;
+	case K_FLOAT32: case K_FLOAT64:
+		ty->kind = GO_KIND_FLOAT;
+		return 0;
+	case K_COMPLEX64: case K_COMPLEX128:
+		ty->kind = GO_KIND_COMPLEX;
+		return 0;
+	case K_STRING:
+		ty->kind = GO_KIND_STRING;
+		return 0;
+	case K_FUNC:
+		ty->kind = GO_KIND_FUNC;
+		return 0;
+	case K_UNSAFE_POINTER:
+		ty->kind = GO_KIND_PTR;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+static int build(struct go_typedata *t, uint64_t addr, const uint8_t *d,
+		 struct go_type *ty, int depth)
+{
+	unsigned int kind = d[TYPE_KIND] & KIND_MASK;
+	const uint8_t *x;
+
+	ty->size = get_u64(d);
+	ty->align = d[TYPE_ALIGN];
+	if (!build_scalar(ty, kind))
+		return 0;
+	if (!(x = at(t, addr, TYPE_SIZE + 24)))
+		return bad(t, addr, "is cut short");
+	switch (kind) {
+	/* what cannot be described (the runtime's [1 << 50]byte behind a
+	 * pointer) leaves a pointer's, slice's or chan's element unknown */
+	case K_POINTER:
+		ty->kind = GO_KIND_PTR;
+		return opt_elem(t, addr, x, depth, ty);
+	case K_SLICE:
+		ty->kind = GO_KIND_SLICE;
+		return opt_elem(t, addr, x, depth, ty);
+	case K_CHAN:
+		ty->kind = GO_KIND_CHAN;
+		return opt_elem(t, addr, x, depth, ty);
+	case K_ARRAY:
+		ty->kind = GO_KIND_ARRAY;
+		ty->len = get_u64(x + 64);
+		return elem_at(t, addr, x, 48, depth, &ty->elem);
+	case K_MAP:
+		ty->kind = GO_KIND_MAP;
+		return elem_at(t, addr, x, 48, depth, &ty->key) ?:
+		       elem_at(t, addr, x, 56, depth, &ty->elem);
+	case K_INTERFACE:
+		ty->kind = get_u64(x + 64) ? GO_KIND_IFACE : GO_KIND_EFACE;
+		return 0;
+	case K_STRUCT:
+		ty->kind = GO_KIND_STRUCT;
+		return build_struct(t, addr, x, ty, depth);
+	default:
+		return bad(t, addr, "has an unknown kind");
+	}
+}
+
+static int type_at(struct go_typedata *t, uint64_t addr, int depth,
+		   const struct go_type **out)
+{
+	const uint8_t *d = at(t, addr, TYPE_SIZE);
+	struct node *n;
+	const char *name;
+	struct memo *m;
+	int err;
+
+	*out = NULL;
+	if (!d || addr % 8 || depth > MAX_DEPTH)
+		return gt_error(-ENOENT, "%s: no type at 0x%llx", t->path,
+				(unsigned long long)addr);
+	if ((t->memo_used + 1) * 4 > t->memo_cap * 3 && (err = memo_grow(t)))
+		return err;
+	m = memo_slot(t, addr);
+	if (m->addr) {
+		if (m->node->state == FAILED)
+			return bad(t, addr, "does not decode (as said before)");
+		*out = &m->node->type;
+		return 0;
+	}
+	/* its name first: a check that a type is there at all */
+	err = go_rtypes__name(t->r, addr, &name);
+	if (err)
+		return err;
+	n = alloc(t, sizeof(*n));
+	if (!n)
+		return gt_error(-ENOMEM, "out of memory");
+	n->type.name = name;
+	n->state = BUILT;
+	n->fresh = t->fresh;
+	t->fresh = n;
+	*m = (struct memo){ .addr = addr, .node = n };
+	t->memo_used++;
+	err = build(t, addr, d, &n->type, depth);
+	if (err) {
+		n->state = FAILED;
+		return err;
+	}
+	*out = &n->type;
+	return 0;
+}
+
+static bool failed(const struct go_type *ty)
+{
+	return ty && ((const struct node *)ty)->state == FAILED;
+}
+
+/* Does N hold, its parts now built: what it holds by value holds, and it
+ * is consistent? A failed element of a pointer, slice or chan is dropped
+ * (elem NULL: unknown). Returns true when N changed. */
+static bool settle_one(struct node *n)
+{
+	struct go_type *ty = &n->type;
+	bool bad_part = false;
+	size_t i;
+
+	if (n->state == FAILED)
+		return false;
+	switch (ty->kind) {
+	case GO_KIND_PTR:
+	case GO_KIND_SLICE:
+	case GO_KIND_CHAN:
+		if (!failed(ty->elem))
+			return false;
+		ty->elem = NULL;
+		return true;
+	case GO_KIND_ARRAY:
+		bad_part = failed(ty->elem);
+		break;
+	case GO_KIND_MAP:
+		bad_part = failed(ty->key) || failed(ty->elem);
+		break;
+	case GO_KIND_STRUCT:
+		for (i = 0; i < ty->nfields; i++)
+			bad_part |= failed(ty->fields[i].type);
+		break;
+	default:
+		break;
+	}
+	if (!bad_part && !go_type__check(ty))
+		return false;
+	n->state = FAILED;
+	return true;
+}
+
+/* Check what the lookup built, until nothing changes. */
+static void settle(struct go_typedata *t)
+{
+	struct node *n;
+	bool changed = true;
+
+	while (changed) {
+		changed = false;
+		for (n = t->fresh; n; n = n->fresh)
+			changed |= settle_one(n);
+	}
+	gt_error_clear();
+	t->fresh = NULL;
+}
+
+int go_typedata__type(struct go_typedata *t, uint64_t addr,
+		      const struct go_type **out)
+{
+	int err = type_at(t, addr, 0, out);
+	char why[512];
+
+	/* settling checks types, which records reasons of its own */
+	snprintf(why, sizeof(why), "%s", gt_last_error());
+	settle(t);
+	if (err)
+		err = gt_error(err, "%s", why);
+	else if (failed(*out))
+		err = bad(t, addr, "is not a consistent type");
+	if (err)
+		*out = NULL;
+	return err;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Go types from a binary's runtime type data, which stripping keeps: the
+ * descriptors reflection and %T read (runtime/type.go to Go 1.20,
+ * internal/abi/type.go since), as struct go_type graphs, for the values of
+ * stripped binaries. Formats (amd64, Go 1.15-1.27), past the 48-byte
+ * header gobin/go_rtype.h reads:
+ *
+ *   pointer, slice: elem *Type @48
+ *   array: elem @48, slice @56, len @64
+ *   chan: elem @48;  map: key @48, elem @56
+ *   interface: pkgPath @48, methods []Imethod @56 (none: interface{})
+ *   struct: pkgPath @48, fields []StructField @56; a field is {name *byte,
+ *     typ *Type, offset uintptr} (Go <= 1.18: offset << 1 | embedded)
+ *
+ * Pointers in the type data are virtual addresses (a PIE's too: its
+ * linker writes them in place, next to their relocations). A descriptor
+ * that does not read as one is refused, never guessed at.
+ */
+#ifndef GOTOOLS_GO_TYPEDATA_H
+#define GOTOOLS_GO_TYPEDATA_H
+
+#include <stdint.h>
+#include "goabi/go_abi.h"
+#include "gobin/go_binary.h"
+#include "gobin/go_rtype.h"
+
+struct go_typedata;
+
+/*
+ * The types of BIN, read through R (which must outlive the result).
+ * Returns 0, -ENOTSUP for a Go version it does not know, -ENOMEM.
+ */
+int go_typedata__open(const struct go_binary *bin, struct go_rtypes *r,
+		      struct go_typedata **out);
+
+/* The same for the types of R, of a binary of Go 1.GO_MINOR (fuzzing). */
+int go_typedata__open_rtypes(struct go_rtypes *r, int go_minor,
+			     struct go_typedata **out);
+void go_typedata__close(struct go_typedata *t);
+
+/*
+ * The type whose descriptor is at virtual address ADDR into *OUT, built
+ * once and kept (with every type it refers to) until go_typedata__close().
+ * Returns 0, -ENOENT or -EINVAL with a reason when ADDR holds no type or
+ * one that does not decode, -ENOMEM.
+ */
+int go_typedata__type(struct go_typedata *t, uint64_t addr,
+		      const struct go_type **out);
+
+#endif
