@@ -14,7 +14,7 @@
 #      program, and its memory over a million calls (bench/latency.sh)
 #   5. gotrace: cost per call printing an int and a string, against bpftrace
 #      and an empty BPF program, and the events a second it prints with none
-#      lost (bench/trace.sh)
+#      lost; the same for a %v of a struct (bench/trace.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
@@ -90,7 +90,7 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3 4a 4b 5a 5b; do
+for s in 1 2 3 4a 4b 5a 5b 5c; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done

@@ -4,8 +4,10 @@
 // full speed or at a set rate, to measure what printing its arguments from
 // a uprobe costs and how many such events a second a tracer keeps up with.
 //
-//	traceloop [-wait] [-n N] [-rate R]
+//	traceloop [-wait] [-value] [-n N] [-rate R]
 //
+// With -value the loop calls g instead, with a pointer to a struct of a
+// string, a pointer and an int: what a %v of it costs.
 // With -wait, "ready" is printed and one line is read from stdin before the
 // loop starts, so a tracer can attach first. With -rate, the calls go in
 // bursts of a millisecond's share (R/1000 calls, at least one), each burst
@@ -41,10 +43,29 @@ func f(x int, s string) int {
 
 var names = [...]string{"alpha", "bravo", "charlie", "delta"}
 
+type req struct {
+	Name string
+	Next *req
+	ID   int
+}
+
+var reqs [4]req
+
+// g is f's twin for -value: a pointer in RAX to a struct that %v prints
+// whole, &{alpha 0xc000010018 0}.
+//
+//go:noinline
+func g(r *req) int {
+	var a [4]int
+	a[r.ID&3] = leaf(r.ID) + len(r.Name)
+	return a[(r.ID+1)&3] + a[r.ID&3]
+}
+
 var sink int
 
 func main() {
 	wait := flag.Bool("wait", false, "print ready and read a line first")
+	value := flag.Bool("value", false, "call g with a struct instead of f")
 	n := flag.Int("n", 1000000, "number of calls")
 	rate := flag.Int("rate", 0, "calls per second (0: as fast as it goes)")
 	flag.Parse()
@@ -66,6 +87,9 @@ func main() {
 	if burst < 1 {
 		burst = 1
 	}
+	for i := range reqs {
+		reqs[i] = req{names[i], &reqs[(i+1)&3], i}
+	}
 	start := time.Now()
 	s := 0
 	for i := 0; i < *n; {
@@ -73,8 +97,14 @@ func main() {
 		if end > *n {
 			end = *n
 		}
-		for ; i < end; i++ {
-			s += f(i, names[i&3])
+		if *value {
+			for ; i < end; i++ {
+				s += g(&reqs[i&3])
+			}
+		} else {
+			for ; i < end; i++ {
+				s += f(i, names[i&3])
+			}
 		}
 		if *rate > 0 && i < *n {
 			due := time.Duration(float64(i) / float64(*rate) * 1e9)
