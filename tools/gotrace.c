@@ -75,7 +75,9 @@ static const char doc[] =
 "bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'); '*' matches any run\n"
 "of characters. r: fires on every return of the function.\n"
 "ARG is goargN, the Nth Go parameter (receiver first, from 1), in an r:\n"
-"probe goretN or retval, or (DWARF) a parameter's or result's name; then\n"
+"probe goretN or retval, or (DWARF) a parameter's or result's name, or\n"
+"(TYPE)(ARG), ARG taken for TYPE as %T spells it, from the binary's type\n"
+"data (stripped binaries too): (*main.T)(goarg1), ([]int)(goarg2); then\n"
 ".field selectors, which follow pointers as Go does (req.URL.Path), [N]\n"
 "of an array, slice or string (past the length: <out of range>), or\n"
 "len(ARG) and cap(ARG) of a string or slice.\n"
@@ -89,12 +91,12 @@ static const char doc[] =
 "&{...}, maps sorted by key; a value fmt would call String or Error on is\n"
 "said first as <TYPE>. BPF reads at most --value-size bytes and\n"
 "--value-depth references per event: \"...\" where it stopped.\n"
-"Without DWARF (stripped binaries) there are no names, fields, indexes,\n"
-"%T or %v, and the format gives the types: %d %i int (8 bytes), %hd\n"
-"int16, %hhd int8, %w32d int32 (C23 widths w8 w16 w32 w64), %u %x\n"
-"unsigned (same modifiers), %c rune,\n"
-"%p pointer, %s Go string (pointer and length), %t bool, %f float64,\n"
-"%w32f float32; len()/cap() take a slice. They are\n"
+"Without DWARF (stripped binaries) there are no names, and fields,\n"
+"indexes, %T and %v need a (TYPE)(ARG); the format gives the other\n"
+"types: %d %i int (8 bytes), %hd int16, %hhd int8, %w32d int32 (C23\n"
+"widths w8 w16 w32 w64), %u %x unsigned (same modifiers), %c rune, %p\n"
+"pointer, %s Go string (pointer and length), %t bool, %f float64, %w32f\n"
+"float32; len()/cap() take a slice. They are\n"
 "placed by the binary's calling convention: the register ABI (Go 1.17+),\n"
 "the stack ABI (Go 1.15, 1.16) or gccgo's C ABI, so every goarg before the\n"
 "last one used needs a conversion (its type decides where the next one\n"
@@ -115,6 +117,7 @@ static const char doc[] =
 "    gotrace -p 181 'main.greet (name == \"bob\") \"%s %d\" name, len(name)'\n"
 "    gotrace -p 181 'main.send \"%s %T\" buf, err'  # []byte, dynamic type\n"
 "    gotrace -p 181 'main.(*Server).handle \"%+v\" req'  # the whole value\n"
+"    gotrace -p 181 'main.(*S).h \"%p %v\" goarg1, (*net/http.Request)(goarg2)'\n"
 "    gotrace -U -p 181 'main.add'                   # with stacks\n"
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
@@ -236,6 +239,20 @@ static struct traced_binary *binary_for(const struct go_binary *bin)
 	return NULL;
 }
 
+/* Does PROBE convert a value to a type, (*main.T)(goarg1)? */
+static bool probe_converts(const struct trace_probe *probe)
+{
+	size_t i;
+
+	for (i = 0; i < probe->nconvs; i++)
+		if (probe->convs[i].expr.conv)
+			return true;
+	for (i = 0; i < probe->nterms; i++)
+		if (probe->terms[i].expr.conv)
+			return true;
+	return false;
+}
+
 /* The functions of PROBE, in its binary. */
 static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 		      const struct trace_probe *probe)
@@ -250,6 +267,8 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	err = probe_spec__parse(probe->target, have_target, &spec);
 	if (!err)
 		err = binary_of(t, spec.binary, &tb);
+	if (!err && probe_converts(probe))
+		err = traced_binary__open_typedata(tb);
 	if (!err)
 		err = func_probes__find(tb->bin, tb->path, spec.pattern,
 					env.tool.regex, &fp);
@@ -267,7 +286,7 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 			err = trace_plan_set__add_inlined(s, tb->bin, probe, p,
 							  &tb->sites);
 		else
-			err = trace_plan_set__add(s, tb->bin, tb->dw, probe, p,
+			err = trace_plan_set__add(s, tb->bin, tb->dw, tb->td, probe, p,
 						  &tb->sites);
 	}
 	if (!err)

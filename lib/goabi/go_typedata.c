@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -6,7 +7,9 @@
 #include <string.h>
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "goabi/go_typedata.h"
+#include "gobin/pclntab.h"
 
 #define TYPE_SIZE	48
 #define TYPE_KIND	23
@@ -55,6 +58,10 @@ struct go_typedata {
 	size_t memo_cap, memo_used;
 	struct block *blocks;
 	struct node *fresh;	/* to check at the end of the lookup */
+	/* every descriptor's name, sorted (for find) */
+	struct go_typedata_entry *names;
+	size_t nnames;
+	bool indexed;
 };
 
 int go_typedata__open(const struct go_binary *bin, struct go_rtypes *r,
@@ -63,6 +70,12 @@ int go_typedata__open(const struct go_binary *bin, struct go_rtypes *r,
 	int minor = go_version__minor(bin->version);
 
 	*out = NULL;
+	/* without build info, the pclntab's layout says enough: struct
+	 * field offsets changed with Go 1.19, within one layout */
+	if (minor < 0 && bin->pclntab && bin->pclntab->version >= PCLNTAB_GO120)
+		minor = 20;
+	else if (minor < 0 && bin->pclntab && bin->pclntab->version <= PCLNTAB_GO116)
+		minor = 17;
 	if (minor < 0)
 		return gt_error(-ENOTSUP, "%s: unknown Go version: its type data cannot be read",
 				bin->elf->path);
@@ -97,6 +110,7 @@ void go_typedata__close(struct go_typedata *t)
 		free(b);
 	}
 	free(t->memo);
+	free(t->names);
 	free(t);
 }
 
@@ -411,5 +425,111 @@ int go_typedata__type(struct go_typedata *t, uint64_t addr,
 		err = bad(t, addr, "is not a consistent type");
 	if (err)
 		*out = NULL;
+	return err;
+}
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct go_typedata_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Every place in the type data that reads as a descriptor, by name. */
+static int index_names(struct go_typedata *t)
+{
+	size_t cap = 0;
+	const char *name;
+	uint64_t a;
+	int err;
+
+	for (a = (t->start + 7) & ~7ULL; a + TYPE_SIZE <= t->end; a += 8) {
+		if (go_rtypes__name(t->r, a, &name))
+			continue;
+		err = gt_ensure_mem((void **)&t->names, &cap, sizeof(*t->names),
+				    t->nnames + 1);
+		if (err)
+			return err;
+		t->names[t->nnames++] = (struct go_typedata_entry){ name, a };
+	}
+	gt_error_clear();
+	qsort(t->names, t->nnames, sizeof(*t->names), cmp_named);
+	t->indexed = true;
+	return 0;
+}
+
+/* A pointer, slice or array type of ELEM, which the type data lacks. */
+static int make_composite(struct go_typedata *t, const char *name,
+			  const struct go_type *elem, enum go_kind kind,
+			  uint64_t len, const struct go_type **out)
+{
+	struct node *n = alloc(t, sizeof(*n) + strlen(name) + 1);
+	char *copy;
+
+	if (!n)
+		return gt_error(-ENOMEM, "out of memory");
+	copy = (char *)(n + 1);
+	strcpy(copy, name);
+	n->state = BUILT;
+	if (kind == GO_KIND_ARRAY) {
+		if (go_type__init_array(&n->type, elem, len))
+			return gt_error(-ENOENT, "%s: array type %s too large",
+					t->path, name);
+	} else {
+		n->type = (struct go_type){ .kind = kind, .elem = elem,
+					    .size = kind == GO_KIND_PTR ? 8 : 24,
+					    .align = 8 };
+	}
+	n->type.name = copy;
+	*out = &n->type;
+	return 0;
+}
+
+int go_typedata__find(struct go_typedata *t, const char *name,
+		      const struct go_type **out)
+{
+	const struct go_type *elem;
+	size_t lo = 0, hi, k;
+	char *end;
+	unsigned long long len;
+	int err;
+
+	*out = NULL;
+	if (!t->indexed && (err = index_names(t)))
+		return err;
+	hi = t->nnames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the first of that name that decodes */
+	for (k = lo; k < t->nnames && !strcmp(t->names[k].name, name); k++)
+		if (!go_typedata__type(t, t->names[k].addr, out))
+			return 0;
+	if (name[0] == '*' && !go_typedata__find(t, name + 1, &elem))
+		return make_composite(t, name, elem, GO_KIND_PTR, 0, out);
+	if (!strncmp(name, "[]", 2) && !go_typedata__find(t, name + 2, &elem))
+		return make_composite(t, name, elem, GO_KIND_SLICE, 0, out);
+	if (name[0] == '[' && isdigit((unsigned char)name[1])) {
+		len = strtoull(name + 1, &end, 10);
+		if (*end == ']' && !go_typedata__find(t, end + 1, &elem))
+			return make_composite(t, name, elem, GO_KIND_ARRAY, len, out);
+	}
+	return gt_error(-ENOENT, "%s: the binary's type data holds no type %s",
+			t->path, name);
+}
+
+int go_typedata__all(struct go_typedata *t,
+		     const struct go_typedata_entry **out, size_t *n)
+{
+	int err = t->indexed ? 0 : index_names(t);
+
+	*out = t->names;
+	*n = t->nnames;
 	return err;
 }

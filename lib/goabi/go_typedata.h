@@ -48,4 +48,25 @@ void go_typedata__close(struct go_typedata *t);
 int go_typedata__type(struct go_typedata *t, uint64_t addr,
 		      const struct go_type **out);
 
+/*
+ * The type named NAME, as %T spells it ("*main.order", "[]int", "error",
+ * "map[string]int"), into *OUT: a descriptor of that name in the type data
+ * (which is searched whole the first time), or for a pointer, slice or
+ * array type the binary has no descriptor of, one built from its element
+ * type. Returns 0, -ENOENT with a reason naming the type, -ENOMEM.
+ */
+int go_typedata__find(struct go_typedata *t, const char *name,
+		      const struct go_type **out);
+
+/* A descriptor's name and address. */
+struct go_typedata_entry {
+	const char *name;
+	uint64_t addr;
+};
+
+/* Every place in the type data that reads as a descriptor (the index find
+ * searches, built the first time), sorted by name. Returns 0 or -ENOMEM. */
+int go_typedata__all(struct go_typedata *t,
+		     const struct go_typedata_entry **out, size_t *n);
+
 #endif

@@ -41,6 +41,7 @@ struct planner {
 	bool dwarf;
 	bool gccgo_method;		/* goarg1 is a gccgo receiver */
 	struct value_types *vtypes;	/* %v */
+	struct go_typedata *td;		/* conversions, or NULL */
 };
 
 static int plan_set__add_row(struct trace_plan_set *s, const char *func,
@@ -352,6 +353,35 @@ static int index_array(struct planner *pl, struct loc *l,
 	return 0;
 }
 
+static int find_type(void *ctx, const char *name, const struct go_type **out)
+{
+	struct planner *pl = ctx;
+
+	if (!pl->td)
+		return gt_error(-ENOTSUP, "%s: no type data to convert to %s",
+				pl->func, name);
+	return go_typedata__find(pl->td, name, out);
+}
+
+/* (TYPE)(BASE) with DWARF: BASE, placed as DWARF says, taken for a TYPE,
+ * which must be as large. */
+static int convert(struct planner *pl, const struct trace_expr *x,
+		   struct loc *l)
+{
+	const struct go_type *t;
+	int err = find_type(pl, x->conv, &t);
+
+	if (err)
+		return err;
+	if (t->size != l->type->size)
+		return gt_error(-EINVAL, "%s: '%s': %s takes %llu bytes, the value %llu",
+				pl->func, x->text, x->conv,
+				(unsigned long long)t->size,
+				(unsigned long long)l->type->size);
+	l->type = t;
+	return 0;
+}
+
 /* Where the value of X is, and its type. */
 static int resolve(struct planner *pl, const struct trace_expr *x, bool ret,
 		   struct loc *l)
@@ -359,6 +389,8 @@ static int resolve(struct planner *pl, const struct trace_expr *x, bool ret,
 	size_t i, k;
 	int err = resolve_base(pl, x, ret, l);
 
+	if (!err && x->conv && pl->dwarf)
+		err = convert(pl, x, l);
 	for (i = 0; i < x->nfields && !err; i++) {
 		const struct go_type *t;
 
@@ -878,13 +910,14 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 			      uint64_t c_result_size)
 {
 	const struct go_type *types[TRACE_PROBE_MAX_ARGS], *mem_result;
+	struct trace_type_finder finder = { find_type, pl };
 	const struct trace_probe *probe = pl->probe;
 	struct go_abi_sig sig = { 0 };
 	struct go_type big;
 	size_t n;
 	int err;
 
-	err = trace_probe__types(probe, probe->ret, types, &n);
+	err = trace_probe__types(probe, probe->ret, &finder, types, &n);
 	if (err)
 		return err;
 	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
@@ -920,13 +953,14 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 
 /* The plan of PROBE for the function NAME at ADDR. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
-		    struct go_dwarf *dw, const struct trace_probe *probe,
-		    const char *name, uint64_t addr, size_t *idx)
+		    struct go_dwarf *dw, struct go_typedata *td,
+		    const struct trace_probe *probe, const char *name,
+		    uint64_t addr, size_t *idx)
 {
 	struct planner pl = {
 		.bin = bin, .func = name, .probe = probe,
 		.gccgo_method = bin->is_gccgo && gccgo_method(name),
-		.vtypes = &s->vtypes,
+		.vtypes = &s->vtypes, .td = td,
 	};
 	struct trace_row *row;
 	size_t i;
@@ -994,7 +1028,8 @@ static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 }
 
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
-			struct go_dwarf *dw, const struct trace_probe *probe,
+			struct go_dwarf *dw, struct go_typedata *td,
+			const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites)
 {
 	struct call_sites cs;
@@ -1007,7 +1042,7 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 		err = err < 0 ? err : 0;	/* 1: left out */
 		goto out;
 	}
-	err = plan_row(s, bin, dw, probe, p->name, p->func_addr, &idx);
+	err = plan_row(s, bin, dw, td, probe, p->name, p->func_addr, &idx);
 	if (err)
 		goto out;
 	s->rows[idx].bin = bin;

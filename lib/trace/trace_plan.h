@@ -26,6 +26,7 @@
 #include "probe/left_out.h"
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
+#include "goabi/go_typedata.h"
 #include "trace/trace_probe.h"
 #include "trace/value_print.h"
 #include "trace/value_types.h"
@@ -80,13 +81,14 @@ struct trace_plan_set {
 /*
  * Plan PROBE for the function of P in BIN, and add its probe sites (its
  * entry, or every return for r:) to SITES. DW is the binary's DWARF or
- * NULL. A function whose code cannot be decoded, or for r: that never
+ * NULL; TD its type data, for conversions ((*main.T)(goarg1)), or NULL. A function whose code cannot be decoded, or for r: that never
  * returns, is added to S->left_out instead. Returns 0, or a negative errno
  * with a one-line reason naming the function (an unknown name or field, a
  * type a conversion cannot print, too many values...).
  */
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
-			struct go_dwarf *dw, const struct trace_probe *probe,
+			struct go_dwarf *dw, struct go_typedata *td,
+			const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites);
 /*
  * The same for P, an inlined copy (an entry probe: a copy has no return of

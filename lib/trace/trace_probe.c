@@ -270,14 +270,45 @@ static int parse_base(const char **s, bool ret, struct trace_expr *x)
 	return 0;
 }
 
-/* BASE{.field} at *S. */
+/* A conversion (TYPE)(BASE) at *S: the type as %T spells it ("*main.T",
+ * "[]int", "map[string]int", "error", "interface {}"), then BASE. */
+static int parse_conversion(const char **s, bool ret, struct trace_expr *x)
+{
+	const char *p = *s + 1, *type = p;
+	int depth = 1, err;
+
+	for (; *p && depth; p++)
+		depth += (*p == '(') - (*p == ')');
+	if (depth || p - 1 == type)
+		return gt_error(-EINVAL, "expected (TYPE)(ARG) at '%s'", *s);
+	x->conv = strndup(type, p - 1 - type);
+	if (!x->conv)
+		return gt_error(-ENOMEM, "out of memory");
+	p = skip_space(p);
+	if (*p != '(')
+		return gt_error(-EINVAL, "expected (ARG) after the type in '%s'", *s);
+	p = skip_space(p + 1);
+	err = parse_base(&p, ret, x);
+	if (err)
+		return err;
+	p = skip_space(p);
+	if (*p != ')')
+		return gt_error(-EINVAL, "expected ')' after the argument in '%s'", *s);
+	*s = p + 1;
+	return 0;
+}
+
+/* BASE{.field} or (TYPE)(BASE){.field} at *S. */
 static int parse_path(const char **s, bool ret, struct trace_expr *x)
 {
 	const char *p;
 	size_t len;
 	int err;
 
-	err = parse_base(s, ret, x);
+	if (**s == '(')
+		err = parse_conversion(s, ret, x);
+	else
+		err = parse_base(s, ret, x);
 	p = *s;
 	while (!err && (*p == '.' || *p == '[')) {
 		/* .field, or [N]: kept with its brackets */
@@ -342,6 +373,7 @@ static void expr__free(struct trace_expr *x)
 
 	free(x->text);
 	free(x->name);
+	free(x->conv);
 	for (i = 0; i < x->nfields; i++)
 		free(x->fields[i]);
 	memset(x, 0, sizeof(*x));
@@ -605,8 +637,20 @@ void trace_probe__free(struct trace_probe *p)
  * something else says string) and a filter's constant an int or a string:
  * those are only guesses, which a conversion overrides. */
 static int use_type(const struct trace_expr *x, const struct go_type *direct,
-		    bool *guess, const struct go_type **type)
+		    const struct trace_type_finder *find, bool *guess,
+		    const struct go_type **type)
 {
+	int err;
+
+	if (x->conv && x->arg != TRACE_ARG_NAME) {
+		/* a conversion says what the value is */
+		if (!find)
+			return gt_error(-EINVAL, "'%s': no type data to convert with",
+					x->text);
+		err = find->find(find->ctx, x->conv, type);
+		*guess = false;
+		return err;
+	}
 	if (x->arg == TRACE_ARG_NAME)
 		return gt_error(-EINVAL, "'%s' needs DWARF, which the binary does not have: use goargN / goretN",
 				x->text);
@@ -619,6 +663,7 @@ static int use_type(const struct trace_expr *x, const struct go_type *direct,
 }
 
 int trace_probe__types(const struct trace_probe *p, bool results,
+		       const struct trace_type_finder *find,
 		       const struct go_type **types, size_t *n)
 {
 	enum trace_arg_kind want = results ? TRACE_ARG_GORET : TRACE_ARG_GOARG;
@@ -638,12 +683,13 @@ int trace_probe__types(const struct trace_probe *p, bool results,
 		const struct go_type *type = NULL;
 		bool guess = true;
 
-		if (c && c->kind == TRACE_CONV_TYPE)
-			return gt_error(-EINVAL, "%%T needs DWARF, which the binary does not have");
-		if (c && c->kind == TRACE_CONV_VALUE)
-			return gt_error(-EINVAL, "%%v needs DWARF, which the binary does not have");
+		if (c && c->kind == TRACE_CONV_TYPE && !x->conv)
+			return gt_error(-EINVAL, "%%T needs DWARF, which the binary does not have, or a conversion: (error)(goarg1)");
+		if (c && c->kind == TRACE_CONV_VALUE && !x->conv)
+			return gt_error(-EINVAL, "%%v needs DWARF, which the binary does not have, or a conversion: (*main.T)(goarg1)");
 		err = use_type(x, c ? c->type : t->kind == TRACE_CONST_STR ?
-			       &go_type_string : &go_type_int, &guess, &type);
+			       &go_type_string : &go_type_int, find, &guess,
+			       &type);
 		if (err)
 			return err;
 		guess = guess || !c;

@@ -5,7 +5,9 @@
  *	[r:][BINARY:]FUNCTION [(FILTER)] ["FORMAT"[, ARG ...]]
  *
  * ARG is goargN (the Nth Go parameter, receiver first, N from 1) or, in an
- * r: probe, goretN / retval (= goret1), or a parameter's NAME (DWARF), each
+ * r: probe, goretN / retval (= goret1), or a parameter's NAME (DWARF), or
+ * one of those converted to a type as %T spells it, (*main.T)(goarg1),
+ * which types it from the binary's type data (stripped binaries too); each
  * optionally followed by .field selectors, which follow pointers as Go
  * does (r.URL.Path), and [N] indexes of arrays, slices and strings (the
  * latter checked against the length in BPF), or wrapped in len() /
@@ -76,6 +78,7 @@ struct trace_expr {
 	enum trace_arg_kind arg;
 	unsigned int index;	/* GOARG, GORET: 0-based (goarg1 is 0) */
 	char *name;		/* NAME */
+	char *conv;		/* (TYPE)(BASE): TYPE as %T spells it, or NULL */
 	char *fields[TRACE_PROBE_MAX_FIELDS];	/* "URL", or "[2]": an index */
 	size_t nfields;
 	enum trace_fn fn;
@@ -137,6 +140,13 @@ struct trace_probe {
 int trace_probe__parse(const char *text, struct trace_probe *p);
 void trace_probe__free(struct trace_probe *p);
 
+/* Types by name, as %T spells them, for conversions: FIND returns 0 and
+ * *OUT, or a negative errno with a reason. */
+struct trace_type_finder {
+	int (*find)(void *ctx, const char *name, const struct go_type **out);
+	void *ctx;
+};
+
 /*
  * Without DWARF: the types of the parameters (RESULTS false) or results of
  * P, by index, into TYPES[TRACE_PROBE_MAX_ARGS]; *N is one past the highest
@@ -145,9 +155,11 @@ void trace_probe__free(struct trace_probe *p);
  * a slice by what is done with it. A value can only be placed when every
  * value before it has a known type, so a gap (goarg2 without goarg1), one
  * index used with two types, a NAME or a selector (which need DWARF) fail
- * with -EINVAL and a reason.
+ * with -EINVAL and a reason. A conversion, (*main.T)(goarg1), types its
+ * value through FIND (NULL: none), selectors and %v and %T included.
  */
 int trace_probe__types(const struct trace_probe *p, bool results,
+		       const struct trace_type_finder *find,
 		       const struct go_type **types, size_t *n);
 
 /* A value as the tool read it. */

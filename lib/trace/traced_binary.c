@@ -107,6 +107,35 @@ bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
 	return true;
 }
 
+int traced_binary__open_typedata(struct traced_binary *tb)
+{
+	if (tb->td)
+		return 0;
+	traced_binary__load_names(tb, true, false, false);
+	if (!tb->rtypes)
+		return gt_error(-ENOTSUP, "%s: no type data to read types from",
+				tb->path);
+	return go_typedata__open(tb->bin, tb->rtypes, &tb->td);
+}
+
+/* Without DWARF: every descriptor of the type data that decodes. */
+static int add_typedata_dyns(struct traced_binary *tb, struct value_types *vt)
+{
+	const struct go_typedata_entry *e;
+	const struct go_type *t;
+	size_t n, i;
+	int err;
+
+	err = go_typedata__all(tb->td, &e, &n);
+	for (i = 0; i < n && !err; i++) {
+		if (go_typedata__type(tb->td, e[i].addr, &t))
+			continue;
+		err = value_types__add_dyn(vt, e[i].addr - tb->first_code, t);
+	}
+	gt_error_clear();
+	return err;
+}
+
 int traced_binary__add_dyn_types(struct traced_binary *tb,
 				 struct value_types *vt)
 {
@@ -115,11 +144,14 @@ int traced_binary__add_dyn_types(struct traced_binary *tb,
 	size_t n, i;
 	int err;
 
-	if (tb->placement == PLACED_LIBRARY || !tb->dw || tb->bin->is_gccgo)
+	if (tb->placement == PLACED_LIBRARY || tb->bin->is_gccgo)
 		return 0;
 	traced_binary__load_names(tb, true, false, false);
 	if (!tb->rtypes)
 		return 0;
+	if (!tb->dw)
+		return traced_binary__open_typedata(tb) ? 0 :
+		       add_typedata_dyns(tb, vt);
 	err = go_dwarf__runtime_types(tb->dw, &types, &n);
 	if (err)
 		return err == -ENOMEM ? err : 0;
@@ -134,11 +166,17 @@ const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
 					      pid_t pid, uint64_t start_code,
 					      uint64_t addr)
 {
+	const struct go_type *t = NULL;
 	uint64_t vaddr, start;
 
-	if (!tb->dw || !tb->rtypes ||
+	if (!tb->rtypes ||
 	    !traced_binary__file_address(tb, pid, start_code, addr, &vaddr))
 		return NULL;
+	if (!tb->dw) {
+		if (tb->td && go_typedata__type(tb->td, vaddr, &t))
+			t = NULL;
+		return t;
+	}
 	start = go_rtypes__start(tb->rtypes);
 	return vaddr < start ? NULL : go_dwarf__runtime_type(tb->dw, vaddr - start);
 }
@@ -189,6 +227,7 @@ void traced_binary__close(struct traced_binary *tb)
 	free(tb->methods);
 	uprobes__detach(tb->links);
 	uprobe_list__free(&tb->sites);
+	go_typedata__close(tb->td);
 	go_rtypes__close(tb->rtypes);
 	pcline__close(tb->lines);
 	go_dwarf__close(tb->dw);

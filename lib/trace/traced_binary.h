@@ -20,6 +20,7 @@
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
 #include "gobin/go_rtype.h"
+#include "goabi/go_typedata.h"
 #include "gobin/pcline.h"
 #include "probe/uprobes.h"
 #include "trace/value_types.h"
@@ -38,6 +39,7 @@ struct traced_binary {
 	struct uprobe_list sites;	/* offsets and cookies to attach */
 	struct uprobes *links;		/* once attached */
 	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
+	struct go_typedata *td;		/* types from the type data, or NULL */
 	struct pcline *lines;		/* NULL: -U prints addresses */
 	enum traced_placement placement;
 	uint64_t first_vaddr;		/* of its loaded segments */
@@ -63,6 +65,11 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 void traced_binary__load_names(struct traced_binary *tb, bool types, bool lines,
 			       bool verbose);
 
+/* The types of TB's type data, for conversions and for the dynamic types
+ * of a binary without DWARF: opened the first time (TB->td). Returns 0 or
+ * a negative errno with a reason (gccgo, an unknown Go version). */
+int traced_binary__open_typedata(struct traced_binary *tb);
+
 /* Run-time address ADDR of process PID, whose mm->start_code is
  * START_CODE, as a virtual address of the file; false when unknown. */
 bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
@@ -70,10 +77,11 @@ bool traced_binary__file_address(struct traced_binary *tb, pid_t pid,
 				 uint64_t *vaddr);
 
 /*
- * %v: the dynamic types interfaces may hold in TB, an executable with
- * DWARF and type data (every type DWARF gives a descriptor), added to VT
- * for BPF, keyed by the descriptor's address minus start_code. Returns 0
- * (nothing added for a library or a binary without them), or -ENOMEM.
+ * %v: the dynamic types interfaces may hold in TB, an executable with type
+ * data (every type DWARF gives a descriptor, or without DWARF every
+ * descriptor of the type data), added to VT for BPF, keyed by the
+ * descriptor's address minus start_code. Returns 0 (nothing added for a
+ * library or gccgo), or -ENOMEM.
  */
 int traced_binary__add_dyn_types(struct traced_binary *tb,
 				 struct value_types *vt);

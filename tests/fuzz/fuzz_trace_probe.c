@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!p.target || !*p.target || !p.suffix ||
 		    p.nconvs > TRACE_PROBE_MAX_ARGS)
 			abort();
-		trace_probe__types(&p, false, types, &n);
-		trace_probe__types(&p, true, types, &n);
+		trace_probe__types(&p, false, NULL, types, &n);
+		trace_probe__types(&p, true, NULL, types, &n);
 		f = fopen("/dev/null", "w");
 		for (i = 0; f && i < p.nconvs; i++) {
 			/* every conversion but %v gives a type */

@@ -8,6 +8,8 @@
 # tests build (the stack ABI of Go 1.15, the register ABI after), PIE too.
 # With a small byte budget or depth, what is cut prints "...", and what
 # is printed is the fixture's value with parts left out, never another.
+# Stripped builds print the same through conversions to the argument's
+# type, (*main.person)(goarg1), typed by the binary's runtime type data.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gotrace
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
@@ -164,15 +166,104 @@ test_json
 test_json_values 1.15
 test_json_values 1.27
 
-# Without DWARF there are no types to print: a one-line error.
+# Stripped: each function's argument converted to its type, spelled as
+# %T spells it, which the binary's type data describes (or, for a pointer,
+# slice or array type it has no descriptor of, its element): the same
+# lines as the fixture's, interfaces' dynamic types from the type data.
+STRIPPED_PROBES=(
+	'main.showPerson "%v|%+v" (main.person)(goarg1), (main.person)(goarg1)'
+	'main.showPersonPtr "%v|%+v" (*main.person)(goarg1), (*main.person)(goarg1)'
+	'main.showPoint "%v|%+v" (main.point)(goarg1), (main.point)(goarg1)'
+	'main.showSmall "%v|%+v" (main.small)(goarg1), (main.small)(goarg1)'
+	'main.showInts "%v|%+v" ([]int)(goarg1), ([]int)(goarg1)'
+	'main.showStrings "%v|%+v" ([]string)(goarg1), ([]string)(goarg1)'
+	'main.showArray "%v|%+v" ([3]string)(goarg1), ([3]string)(goarg1)'
+	'main.showBytes "%v|%+v" ([]uint8)(goarg1), ([]uint8)(goarg1)'
+	'main.showAny "%v|%+v" (interface {})(goarg1), (interface {})(goarg1)'
+	'main.showErr "%v|%+v" (error)(goarg1), (error)(goarg1)'
+	'main.showNodes "%v|%+v" ([]main.node)(goarg1), ([]main.node)(goarg1)'
+	'main.showAnys "%v|%+v" ([]interface {})(goarg1), ([]interface {})(goarg1)'
+	'main.showIntPtr "%v|%+v" (*int)(goarg1), (*int)(goarg1)'
+	'main.showCounts "%v|%+v" (map[string]int)(goarg1), (map[string]int)(goarg1)'
+	'main.showGrid "%v|%+v" (map[main.point]string)(goarg1), (map[main.point]string)(goarg1)'
+	'main.showInventory "%v|%+v" (*main.inventory)(goarg1), (*main.inventory)(goarg1)'
+	'main.showMixed "%v|%+v" (*main.mixed)(goarg1), (*main.mixed)(goarg1)'
+)
+
+test_stripped() {
+	local v=$1 f=$FIX/values-go$1-stripped out=$TMP/stripped-$1 n
+	need_file "$f" || return
+	timeout 120 "$TOOL" --value-size 4096 -c "$f $out.truth" "${STRIPPED_PROBES[@]}" \
+		>"$out" 2>"$out.err"
+	local rc=$?
+	sed -nE 's/^[0-9]+ +[0-9]+ +[0-9-]+ +[^ ]+ +(main\.show[A-Za-z]*) +(.*)$/\1|\2/p' \
+		"$out" >"$out.lines"
+	n=$(grep -c . "$out.truth")
+	if [[ $rc -eq 0 && $n -ge 30 ]] && diff "$out.truth" "$out.lines" >"$out.diff"; then
+		pass "%v through conversions, stripped go$v: $n values as Go's fmt printed them"
+	else
+		fail "%v through conversions, stripped go$v" "exit $rc, $n lines: $(head -2 "$out.err" | tr '\n' ' ') $(head -4 "$out.diff" | tr '\n' ' ')"
+	fi
+}
+
+for v in "${VERSIONS[@]}"; do
+	test_stripped "$v"
+done
+
+# A field through a conversion, and a filter on it, stripped.
+out=$TMP/stripped-field
+timeout 60 "$TOOL" -c "$FIX/values-go1.27-stripped $out.truth" \
+	'main.showPersonPtr ((*main.person)(goarg1).Age == 30) "%s %d" (*main.person)(goarg1).Name, (*main.person)(goarg1).Age' \
+	>"$out" 2>"$out.err"
+got=$(awk '$5 == "main.showPersonPtr" { print $6, $7 }' "$out" | tr '\n' ';')
+if [[ $got == "alice 30;" ]]; then
+	pass "stripped: a field through a conversion, filtered in BPF (alice 30, once)"
+else
+	fail "stripped: a field through a conversion" "'$got': $(head -2 "$out.err")"
+fi
+
+# A real stripped third-party binary: esbuild writing its version to its
+# stdout (a file), os.(*File).Write's receiver converted to *os.File to
+# print the file's name (a field of its embedded *file; Go's os package
+# names its stdout "/dev/stdout") and the bytes written: what the file
+# holds.
+test_thirdparty() {
+	local f=$FIX/$1 out=$TMP/tp-$1 want got
+	need_file "$f" || return
+	timeout 120 "$TOOL" -c "sh -c 'exec $f --version >$out.prog'" \
+		"$f:os.(*File).Write \"%s|%v\" (*os.File)(goarg1).file.name, ([]uint8)(goarg2)" \
+		>"$out" 2>"$out.err"
+	want="/dev/stdout|[$(od -An -tu1 -v "$out.prog" | xargs)]"
+	got=$(awk '$5 == "os.(*File).Write" { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }' "$out")
+	if [[ -s $out.prog && $got == "$want" ]]; then
+		pass "stripped $1: a field and a []byte through conversions: $got"
+	else
+		fail "stripped $1 through conversions" "'$got', want '$want': $(head -2 "$out.err")"
+	fi
+}
+test_thirdparty esbuild-latest
+test_thirdparty esbuild-go1.15
+
+# A type the binary does not hold: a one-line error naming it.
+out=$TMP/nosuch
+timeout 60 "$TOOL" -c "$FIX/values-go1.27-stripped $out.truth" \
+	'main.showPoint "%v" (*main.nosuch)(goarg1)' >"$out" 2>"$out.err"
+rc=$?
+if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]] && grep -q 'no type \*\?main.nosuch' "$out.err"; then
+	pass "a type the binary does not hold: $(cat "$out.err")"
+else
+	fail "a type the binary does not hold" "exit $rc: $(head -3 "$out.err")"
+fi
+
+# Without DWARF or a conversion there are no types to print: a one-line error.
 out=$TMP/stripped
 timeout 60 "$TOOL" -c "$FIX/args-go1.27-stripped $out.truth" 'main.greet "%v" goarg1' \
 	>"$out" 2>"$out.err"
 rc=$?
 if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]] && grep -q 'needs DWARF' "$out.err"; then
-	pass "%v without DWARF: $(cat "$out.err")"
+	pass "%v without DWARF or a conversion: $(cat "$out.err")"
 else
-	fail "%v without DWARF" "exit $rc: $(head -3 "$out.err")"
+	fail "%v without DWARF or a conversion" "exit $rc: $(head -3 "$out.err")"
 fi
 
 check "no probe left attached" no_links_left

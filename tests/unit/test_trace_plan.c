@@ -47,7 +47,7 @@ static int plan(const char *fixture, const char *text, bool use_dwarf,
 	if (!err && fp.n < 1)
 		err = -ENOENT;
 	if (!err)
-		err = trace_plan_set__add(&p->set, p->bin, p->dw, &p->probe,
+		err = trace_plan_set__add(&p->set, p->bin, p->dw, NULL, &p->probe,
 					  &fp.probes[0], &p->sites);
 	func_probes__free(&fp);
 	return err;

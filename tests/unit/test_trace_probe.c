@@ -169,6 +169,60 @@ TEST(errors)
 	}
 }
 
+/* A finder that knows two types by name. */
+static struct go_type point_ptr = { .kind = GO_KIND_PTR, .size = 8, .align = 8,
+				    .name = "*main.point" };
+
+static int find_type(void *ctx, const char *name, const struct go_type **out)
+{
+	if (!strcmp(name, "*main.point")) {
+		*out = &point_ptr;
+		return 0;
+	}
+	if (!strcmp(name, "map[string]int")) {
+		*out = &go_type_uint64;	/* any word will do here */
+		return 0;
+	}
+	return gt_error(-ENOENT, "no type %s", name);
+}
+
+/* (TYPE)(ARG): parsed with the type as written, selectors after; it types
+ * its value without DWARF, %v and %T included; unknown types fail. */
+TEST(conversions)
+{
+	const struct trace_type_finder finder = { find_type, NULL };
+	const struct go_type *types[TRACE_PROBE_MAX_ARGS];
+	struct trace_probe p;
+	size_t n;
+
+	CHECK_EQ_INT(trace_probe__parse("f ((*main.point)(goarg2).X > 1) \"%v %d\" "
+					"(map[string]int)(goarg1), (*main.point)(goarg2).Y", &p), 0);
+	CHECK_EQ_STR(p.convs[0].expr.conv, "map[string]int");
+	CHECK_EQ_STR(p.convs[1].expr.conv, "*main.point");
+	CHECK_EQ_INT(p.convs[1].expr.nfields, 1);
+	CHECK_EQ_STR(p.convs[1].expr.fields[0], "Y");
+	CHECK_EQ_STR(p.terms[0].expr.conv, "*main.point");
+	CHECK_EQ_INT(trace_probe__types(&p, false, &finder, types, &n), 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK(types[0] == &go_type_uint64);
+	CHECK(types[1] == &point_ptr);
+	/* without type data: refused */
+	CHECK(trace_probe__types(&p, false, NULL, types, &n) < 0);
+	trace_probe__free(&p);
+
+	CHECK_EQ_INT(trace_probe__parse("f \"%v\" (*main.nosuch)(goarg1)", &p), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, &finder, types, &n), -ENOENT);
+	CHECK(strstr(gt_last_error(), "main.nosuch") != NULL);
+	trace_probe__free(&p);
+
+	CHECK(trace_probe__parse("f \"%v\" (*main.point)goarg1", &p) < 0);
+	trace_probe__free(&p);
+	CHECK(trace_probe__parse("f \"%v\" (*main.point(goarg1)", &p) < 0);
+	trace_probe__free(&p);
+	CHECK(trace_probe__parse("f \"%v\" ()(goarg1)", &p) < 0);
+	trace_probe__free(&p);
+}
+
 TEST(types_in_order)
 {
 	const struct go_type *types[TRACE_PROBE_MAX_ARGS];
@@ -176,27 +230,27 @@ TEST(types_in_order)
 	size_t n;
 
 	CHECK_EQ_INT(trace_probe__parse("f \"%s %d %s\" goarg2, goarg1, goarg2", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), 0);
 	CHECK_EQ_INT(n, 2);
 	CHECK(types[0] == &go_type_int);
 	CHECK(types[1] == &go_type_string);
-	CHECK_EQ_INT(trace_probe__types(&p, true, types, &n), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, true, NULL, types, &n), 0);
 	CHECK_EQ_INT(n, 0);
 	trace_probe__free(&p);
 
 	/* a gap: goarg1's type decides where goarg3 lives */
 	CHECK_EQ_INT(trace_probe__parse("f \"%d %d\" goarg2, goarg3", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), -EINVAL);
 	CHECK(strstr(gt_last_error(), "goarg3 needs the type of goarg1") != NULL);
 	trace_probe__free(&p);
 
 	CHECK_EQ_INT(trace_probe__parse("f \"%d %s\" goarg1, goarg1", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), -EINVAL);
 	CHECK(strstr(gt_last_error(), "two different types") != NULL);
 	trace_probe__free(&p);
 
 	CHECK_EQ_INT(trace_probe__parse("r:f \"%t %s\" goret2, retval", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, true, types, &n), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, true, NULL, types, &n), 0);
 	CHECK_EQ_INT(n, 2);
 	CHECK(types[0] == &go_type_string);
 	CHECK(types[1] == &go_type_bool);
@@ -394,22 +448,22 @@ TEST(types_from_uses)
 	size_t n;
 
 	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 == \"x\" && goarg3 > 2) \"%d\" len(goarg2)", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), 0);
 	CHECK_EQ_INT(n, 3);
 	CHECK(types[0] == &go_type_string);
 	CHECK(types[1] == &go_type_byte_slice);
 	CHECK(types[2] == &go_type_int);
 	trace_probe__free(&p);
 	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 == \"x\") \"%d\" goarg1", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), 0);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), 0);
 	CHECK(types[0] == &go_type_int);	/* the conversion decides */
 	trace_probe__free(&p);
 	CHECK_EQ_INT(trace_probe__parse("main.f \"%s\" name", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), -EINVAL);
 	CHECK(strstr(gt_last_error(), "needs DWARF") != NULL);
 	trace_probe__free(&p);
 	CHECK_EQ_INT(trace_probe__parse("main.f \"%d\" goarg1.n", &p), 0);
-	CHECK_EQ_INT(trace_probe__types(&p, false, types, &n), -EINVAL);
+	CHECK_EQ_INT(trace_probe__types(&p, false, NULL, types, &n), -EINVAL);
 	trace_probe__free(&p);
 }
 
@@ -423,6 +477,7 @@ int main(void)
 	RUN(expressions);
 	RUN(filters);
 	RUN(types_from_uses);
+	RUN(conversions);
 	RUN(types_in_order);
 	RUN(print_integers);
 	RUN(print_others);
