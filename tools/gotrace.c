@@ -91,12 +91,13 @@ static const char doc[] =
 "&{...}, maps sorted by key; a value fmt would call String or Error on is\n"
 "said first as <TYPE>. BPF reads at most --value-size bytes and\n"
 "--value-depth references per event: \"...\" where it stopped.\n"
-"Without DWARF (stripped binaries) there are no names, and fields,\n"
-"indexes, %T and %v need a (TYPE)(ARG); the format gives the other\n"
-"types: %d %i int (8 bytes), %hd int16, %hhd int8, %w32d int32 (C23\n"
-"widths w8 w16 w32 w64), %u %x unsigned (same modifiers), %c rune, %p\n"
-"pointer, %s Go string (pointer and length), %t bool, %f float64, %w32f\n"
-"float32; len()/cap() take a slice. They are\n"
+"Without DWARF (stripped binaries) there are no names; a method that\n"
+"satisfies an interface keeps its types (its receiver's method table);\n"
+"elsewhere fields, indexes, %T and %v need a (TYPE)(ARG), and the format\n"
+"gives the other types: %d %i int (8 bytes), %hd int16, %hhd int8,\n"
+"%w32d int32 (C23 widths w8 w16 w32 w64), %u %x unsigned (same\n"
+"modifiers), %c rune, %p pointer, %s Go string (pointer and length), %t\n"
+"bool, %f float64, %w32f float32; len()/cap() take a slice. They are\n"
 "placed by the binary's calling convention: the register ABI (Go 1.17+),\n"
 "the stack ABI (Go 1.15, 1.16) or gccgo's C ABI, so every goarg before the\n"
 "last one used needs a conversion (its type decides where the next one\n"
@@ -267,8 +268,14 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 	err = probe_spec__parse(probe->target, have_target, &spec);
 	if (!err)
 		err = binary_of(t, spec.binary, &tb);
+	/* conversions need the type data; without DWARF, methods are typed
+	 * by their receiver's method table in it, when it can be read */
 	if (!err && probe_converts(probe))
 		err = traced_binary__open_typedata(tb);
+	else if (!err && !tb->dw && !tb->bin->is_gccgo &&
+		 (probe->nconvs || probe->nterms) &&
+		 traced_binary__open_typedata(tb))
+		gt_error_clear();
 	if (!err)
 		err = func_probes__find(tb->bin, tb->path, spec.pattern,
 					env.tool.regex, &fp);

@@ -62,6 +62,10 @@ struct go_typedata {
 	struct go_typedata_entry *names;
 	size_t nnames;
 	bool indexed;
+	/* methods by code address: (entry, receiver type, func type) */
+	struct method { uint64_t entry, recv, mtyp; } *methods;
+	size_t nmethods;
+	bool methods_indexed;
 };
 
 int go_typedata__open(const struct go_binary *bin, struct go_rtypes *r,
@@ -111,6 +115,7 @@ void go_typedata__close(struct go_typedata *t)
 	}
 	free(t->memo);
 	free(t->names);
+	free(t->methods);
 	free(t);
 }
 
@@ -532,4 +537,180 @@ int go_typedata__all(struct go_typedata *t,
 	*out = t->names;
 	*n = t->nnames;
 	return err;
+}
+
+#define TFLAG_UNCOMMON	1
+#define TYPE_PTR_TO_THIS 44
+#define UNCOMMON_SIZE	16
+#define METHOD_SIZE	16
+
+/* Where a type's uncommontype is: past its kind's own fields (map types
+ * change their layout between versions and carry no methods of note: 0). */
+static uint64_t uncommon_at(const uint8_t *d)
+{
+	switch (d[TYPE_KIND] & KIND_MASK) {
+	case K_ARRAY: return 72;
+	case K_CHAN: return 64;
+	case K_FUNC: return 56;
+	case K_INTERFACE: return 80;
+	case K_MAP: return 0;
+	case K_POINTER: case K_SLICE: return 56;
+	case K_STRUCT: return 80;
+	default: return TYPE_SIZE;
+	}
+}
+
+static int cmp_method(const void *a, const void *b)
+{
+	const struct method *x = a, *y = b;
+
+	return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* The methods of the type at ADDR, their code at TEXT + Tfn (and Ifn) into
+ * OUT (appended). */
+static int add_methods(struct go_typedata *t, uint64_t addr, uint64_t text,
+		       struct method **out, size_t *n, size_t *cap, bool only_count,
+		       const struct go_binary *bin, size_t *hits)
+{
+	const uint8_t *d = at(t, addr, TYPE_SIZE), *u, *m;
+	uint64_t uoff, i, mcount, ptr_to;
+	int32_t mtyp, ifn, tfn;
+	int err;
+
+	if (!d || !(d[20] & TFLAG_UNCOMMON) || !(uoff = uncommon_at(d)) ||
+	    !(u = at(t, addr + uoff, UNCOMMON_SIZE)))
+		return 0;
+	mcount = get_u16(u + 4);
+	m = at(t, addr + uoff + get_u32(u + 8), mcount * METHOD_SIZE);
+	if (!m)
+		return 0;
+	ptr_to = (int32_t)get_u32(d + TYPE_PTR_TO_THIS);
+	for (i = 0; i < mcount; i++, m += METHOD_SIZE) {
+		mtyp = (int32_t)get_u32(m + 4);
+		ifn = (int32_t)get_u32(m + 8);
+		tfn = (int32_t)get_u32(m + 12);
+		if (mtyp <= 0 || tfn < 0)
+			continue;
+		if (only_count) {
+			*hits += go_binary__func_at(bin, text + tfn) &&
+				 go_binary__func_at(bin, text + tfn)->addr == text + tfn;
+			continue;
+		}
+		err = gt_ensure_mem((void **)out, cap, sizeof(**out), *n + 2);
+		if (err)
+			return err;
+		(*out)[(*n)++] = (struct method){ text + tfn, addr, t->start + mtyp };
+		/* a value method's pointer wrapper: its receiver is *T */
+		if (ifn >= 0 && ifn != tfn && ptr_to > 0)
+			(*out)[(*n)++] = (struct method){ text + ifn,
+				t->start + ptr_to, t->start + mtyp };
+	}
+	return 0;
+}
+
+/* Text offsets count from moduledata.text, which a stripped binary does
+ * not name: the candidate at which the method tables' Tfn land on
+ * function entries. */
+static uint64_t text_base(struct go_typedata *t, const struct go_binary *bin)
+{
+	uint64_t cand[3] = { 0 }, best = 0;
+	size_t k, i, hits, most = 0;
+
+	if (bin->pclntab && bin->pclntab->nfuncs)
+		cand[0] = bin->pclntab->funcs[0].entry;
+	if (bin->pclntab)
+		cand[1] = bin->pclntab->text_start;
+	if (bin->nfuncs)
+		cand[2] = bin->funcs[0].addr;
+	for (k = 0; k < 3; k++) {
+		if (!cand[k])
+			continue;
+		for (i = 0, hits = 0; i < t->nnames && i < 4096; i++)
+			add_methods(t, t->names[i].addr, cand[k], NULL, NULL, NULL,
+				    true, bin, &hits);
+		if (hits > most) {
+			most = hits;
+			best = cand[k];
+		}
+	}
+	return best;
+}
+
+static int index_methods(struct go_typedata *t, const struct go_binary *bin)
+{
+	size_t cap = 0, i;
+	uint64_t text;
+	int err;
+
+	if (!t->indexed && (err = index_names(t)))
+		return err;
+	text = text_base(t, bin);
+	for (i = 0; text && i < t->nnames; i++) {
+		err = add_methods(t, t->names[i].addr, text, &t->methods,
+				  &t->nmethods, &cap, false, bin, NULL);
+		if (err)
+			return err;
+	}
+	if (t->nmethods)
+		qsort(t->methods, t->nmethods, sizeof(*t->methods), cmp_method);
+	t->methods_indexed = true;
+	return 0;
+}
+
+/* The parameters (or results) of the func type at FN into an array. */
+static int func_types(struct go_typedata *t, uint64_t fn, bool results,
+		      const struct go_type ***out, size_t *n)
+{
+	const uint8_t *d = at(t, fn, TYPE_SIZE + 8), *p;
+	uint64_t in, outc, first;
+	const struct go_type **v;
+	size_t i;
+	int err;
+
+	if (!d || (d[TYPE_KIND] & KIND_MASK) != K_FUNC)
+		return bad(t, fn, "is not a func type");
+	in = get_u16(d + 48);
+	outc = get_u16(d + 50) & 0x7fff;
+	first = fn + 56 + (d[20] & TFLAG_UNCOMMON ? UNCOMMON_SIZE : 0);
+	*n = results ? outc : in;
+	p = at(t, first + (results ? in : 0) * 8, *n * 8);
+	if (!p)
+		return bad(t, fn, "has its parameters outside the type data");
+	v = alloc(t, (*n ? *n : 1) * sizeof(*v));
+	if (!v)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < *n; i++) {
+		err = go_typedata__type(t, get_u64(p + 8 * i), &v[i]);
+		if (err)
+			return err;
+	}
+	*out = v;
+	return 0;
+}
+
+int go_typedata__method(struct go_typedata *t, const struct go_binary *bin,
+			uint64_t entry, struct go_method_sig *out)
+{
+	struct method key = { .entry = entry }, *m;
+	const struct go_type **params, **results;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->methods_indexed && (err = index_methods(t, bin)))
+		return err;
+	m = t->nmethods ? bsearch(&key, t->methods, t->nmethods,
+				  sizeof(*m), cmp_method) : NULL;
+	if (!m)
+		return -ENOENT;
+	err = go_typedata__type(t, m->recv, &out->recv);
+	if (!err)
+		err = func_types(t, m->mtyp, false, &params, &out->nparams);
+	if (!err)
+		err = func_types(t, m->mtyp, true, &results, &out->nresults);
+	if (err)
+		return err;
+	out->params = params;
+	out->results = results;
+	return 0;
 }

@@ -69,4 +69,25 @@ struct go_typedata_entry {
 int go_typedata__all(struct go_typedata *t,
 		     const struct go_typedata_entry **out, size_t *n);
 
+/* A method's signature from its receiver type's method table. */
+struct go_method_sig {
+	const struct go_type *recv;
+	const struct go_type *const *params;	/* after the receiver */
+	size_t nparams;
+	const struct go_type *const *results;
+	size_t nresults;
+};
+
+/*
+ * The signature of the method whose code starts at ENTRY (BIN's), as the
+ * method table of its receiver type records it (uncommontype: Tfn, and
+ * Ifn for the pointer receiver wrapper of a value method; its type Mtyp,
+ * a func type of the parameters and results after the receiver). The
+ * first call indexes every method table; methods the linker found
+ * unreachable have none. Returns 0, -ENOENT when ENTRY is no such method,
+ * -ENOMEM.
+ */
+int go_typedata__method(struct go_typedata *t, const struct go_binary *bin,
+			uint64_t entry, struct go_method_sig *out);
+
 #endif

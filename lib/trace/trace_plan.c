@@ -951,6 +951,38 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 	return err;
 }
 
+/*
+ * Without DWARF: the signature of the method at ADDR from its receiver
+ * type's method table, as DWARF would give it (unnamed) into PL->sig, its
+ * values in VARS (room for 2 * TRACE_PROBE_MAX_ARGS + 2). Returns 0, or
+ * -ENOENT when ADDR is no method the type data types.
+ */
+static int method_sig(struct planner *pl, uint64_t addr,
+		      struct go_dwarf_var *vars)
+{
+	struct go_method_sig m;
+	size_t i;
+
+	if (go_typedata__method(pl->td, pl->bin, addr, &m) ||
+	    m.nparams + 1 > TRACE_PROBE_MAX_ARGS ||
+	    m.nresults > TRACE_PROBE_MAX_ARGS + 1) {
+		gt_error_clear();
+		return -ENOENT;
+	}
+	vars[0] = (struct go_dwarf_var){ "", m.recv };
+	for (i = 0; i < m.nparams; i++)
+		vars[1 + i] = (struct go_dwarf_var){ "", m.params[i] };
+	for (i = 0; i < m.nresults; i++)
+		vars[1 + m.nparams + i] = (struct go_dwarf_var){ "", m.results[i] };
+	memset(&pl->sig, 0, sizeof(pl->sig));
+	pl->sig.params = vars;
+	pl->sig.nparams = 1 + m.nparams;
+	pl->sig.results = vars + 1 + m.nparams;
+	pl->sig.nresults = m.nresults;
+	pl->sig.abi = pl->bin->abi;
+	return 0;
+}
+
 /* The plan of PROBE for the function NAME at ADDR. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    struct go_dwarf *dw, struct go_typedata *td,
@@ -962,6 +994,7 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		.gccgo_method = bin->is_gccgo && gccgo_method(name),
 		.vtypes = &s->vtypes, .td = td,
 	};
+	struct go_dwarf_var vars[TRACE_PROBE_MAX_ARGS * 2 + 2];
 	struct trace_row *row;
 	size_t i;
 	int err;
@@ -971,6 +1004,8 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	if (dw && !go_dwarf__func_sig(dw, addr, &pl.sig) && sig_typed(&pl.sig) &&
 	    pl.sig.abi != GO_ABI_UNKNOWN)
 		pl.dwarf = true;
+	else if (!bin->is_gccgo && td && !method_sig(&pl, addr, vars))
+		pl.dwarf = true;	/* typed as DWARF would */
 	if (pl.dwarf)
 		err = layout_from_dwarf(&pl);
 	else

@@ -189,6 +189,58 @@ TEST(stripped_twin)
 	}
 }
 
+/* Method signatures from method tables against DWARF's signature of the
+ * same function: receiver, parameters and results alike wherever DWARF
+ * lists them all. */
+TEST(methods)
+{
+	const char *names[] = { "values-go1.15-default", "values-go1.21-default",
+				"values-go1.27-default", "values-go1.27-pie" };
+	struct go_method_sig m;
+	struct go_dwarf_sig sig;
+	struct go_dwarf *dw;
+	struct opened o;
+	char why[512];
+	size_t i, k, j, ok, differ, greet;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (open_types(names[i], &o))
+			continue;
+		CHECK_EQ_INT(go_dwarf__open(o.bin, &dw), 0);
+		for (k = 0, ok = 0, differ = 0, greet = 0; k < o.bin->nfuncs; k++) {
+			const struct go_func *f = &o.bin->funcs[k];
+			bool same_sig = true;
+
+			if (go_typedata__method(o.td, o.bin, f->addr, &m))
+				continue;
+			greet += !strcmp(f->name, "main.(*english).Greet");
+			if (go_dwarf__func_sig(dw, f->addr, &sig) ||
+			    sig.nparams != m.nparams + 1 || sig.nresults != m.nresults)
+				continue;	/* DWARF leaves some out */
+			same_sig = same(sig.params[0].type, m.recv, 2, why, sizeof(why));
+			for (j = 0; j < m.nparams && same_sig; j++)
+				same_sig = same(sig.params[j + 1].type, m.params[j], 2,
+						why, sizeof(why));
+			for (j = 0; j < m.nresults && same_sig; j++)
+				same_sig = same(sig.results[j].type, m.results[j], 2,
+						why, sizeof(why));
+			if (same_sig) {
+				ok++;
+			} else {
+				differ++;
+				fprintf(stderr, "%s: %s: %s\n", names[i], f->name, why);
+			}
+		}
+		printf("%s: %zu method signatures as DWARF has them, %zu differ\n",
+		       names[i], ok, differ);
+		CHECK(ok > 50);
+		CHECK_EQ_INT(differ, 0);
+		CHECK_EQ_INT(greet, 1);
+		go_dwarf__close(dw);
+		close_types(&o);
+	}
+}
+
 /* Not a type: refused with a reason, never a guess. */
 TEST(refuses)
 {
@@ -207,6 +259,7 @@ int main(void)
 {
 	RUN(against_dwarf);
 	RUN(stripped_twin);
+	RUN(methods);
 	RUN(refuses);
 	return TEST_SUMMARY();
 }
