@@ -107,7 +107,7 @@ static const char doc[] =
 "-U prints the stack under each event: function+offset file:line from the\n"
 "binary's pclntab (stripped binaries too), inlined calls included.\n"
 "An entry probe fires at inlined copies too, as FUNC [inlined], values\n"
-"<optimized out>.\n"
+"from DWARF's location lists (<optimized out> where Go recorded none).\n"
 "Probes may name different binaries (a program and its libgo). See gotrace(8).\n"
 "\n"
 "EXAMPLES:\n"
@@ -290,7 +290,7 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 			continue;
 		}
 		if (p->inlined)
-			err = trace_plan_set__add_inlined(s, tb->bin, probe, p,
+			err = trace_plan_set__add_inlined(s, tb->bin, tb->dw, probe, p,
 							  &tb->sites);
 		else
 			err = trace_plan_set__add(s, tb->bin, tb->dw, tb->td, probe, p,

@@ -698,7 +698,8 @@ void go_abi_layout__free(struct go_abi_layout *layout)
 bool go_abi_value__bpf_readable(const struct go_abi_value *v)
 {
 	for (size_t i = 0; i < v->npieces; i++)
-		if (v->pieces[i].kind == GO_PIECE_FREG)
+		if (v->pieces[i].kind == GO_PIECE_FREG ||
+		    v->pieces[i].kind == GO_PIECE_NONE)
 			return false;
 	return true;
 }

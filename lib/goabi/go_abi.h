@@ -120,6 +120,9 @@ enum go_piece_kind {
 	GO_PIECE_FREG,		/* XMM register REG: BPF cannot read it */
 	GO_PIECE_STACK,		/* memory at SP + MEM_OFFSET */
 	GO_PIECE_MEM,		/* memory at (int register REG) + MEM_OFFSET */
+	GO_PIECE_NONE,		/* not recorded where the probe is (a part of
+				 * an inlined copy's argument DWARF does not
+				 * place there) */
 };
 
 /*
@@ -192,7 +195,8 @@ int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
 void go_abi_layout__free(struct go_abi_layout *layout);
 
 /* Can a BPF program read every piece of V? False when a piece lives in an
- * XMM register: struct pt_regs holds only general-purpose registers. */
+ * XMM register (struct pt_regs holds only general-purpose registers) or is
+ * not recorded. */
 bool go_abi_value__bpf_readable(const struct go_abi_value *v);
 
 /* Where Go 1.MINOR puts `.dict` in a shape instantiation (verified on 1.19

@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
+#include <elfutils/libdw.h>
 
 /* An index of subprograms by entry on BIN's libdw handle, the types built
  * so far, and an arena owning every go_type, field and var it returns: all
@@ -131,5 +132,47 @@ int go_dwarf__runtime_types(struct go_dwarf *d,
 /* The type whose descriptor is at OFFSET in the type data, or NULL. */
 const struct go_type *go_dwarf__runtime_type(struct go_dwarf *d,
 					     uint64_t offset);
+
+/*
+ * The first instruction of an inlined copy (a DW_TAG_inlined_subroutine
+ * DIE): its entry pc, else the lowest address of its ranges. Returns 0,
+ * -ENOENT for a copy with no code, -EINVAL on corrupt DWARF.
+ */
+int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr);
+
+/* Where a piece of a value is at one PC, as DWARF's location says. */
+enum go_dwarf_loc_kind {
+	GO_DWARF_LOC_NONE,	/* not recorded there */
+	GO_DWARF_LOC_REG,	/* register REG (DWARF's numbering) */
+	GO_DWARF_LOC_CFA,	/* memory at the call frame address + OFFSET */
+};
+
+#define GO_DWARF_MAX_PIECES	24
+
+struct go_dwarf_loc_piece {
+	enum go_dwarf_loc_kind kind;
+	uint8_t reg;
+	int64_t offset;
+	uint64_t size;
+};
+
+/* A parameter of an inlined copy and where it is at the copy's start. */
+struct go_dwarf_inline_param {
+	const char *name;
+	const struct go_type *type;
+	size_t npieces;			/* 0: not recorded at all */
+	struct go_dwarf_loc_piece pieces[GO_DWARF_MAX_PIECES];
+};
+
+/*
+ * The parameters (receiver first, results left out) of the inlined copy of
+ * the function FUNC whose code starts at PC, each with where Go's location
+ * lists put it at PC (registers, frame slots; a piece Go did not record
+ * there, or that an expression puts where a probe cannot read, is NONE),
+ * into a malloc()ed *OUT of *N. The first call indexes every inlined copy.
+ * Returns 0, -ENOENT when DWARF has no such copy, -EINVAL, -ENOMEM.
+ */
+int go_dwarf__inline_params(struct go_dwarf *d, uint64_t pc, const char *func,
+			    struct go_dwarf_inline_param **out, size_t *n);
 
 #endif

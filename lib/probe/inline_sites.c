@@ -11,6 +11,7 @@
 #include <elfutils/libdw.h>
 #include "core/error.h"
 #include "core/mem.h"
+#include "goabi/go_dwarf.h"
 #include "probe/inline_sites.h"
 #include "gobin/pclntab_inline.h"
 
@@ -32,28 +33,6 @@ static int dwarf_fail(const char *what)
 {
 	return gt_error(-EINVAL, "corrupt DWARF: %s: %s", what,
 			dwarf_errmsg(-1));
-}
-
-/* The first instruction of an inlined copy: its entry pc, else the lowest
- * address of its ranges. Returns -ENOENT for a copy with no code. */
-static int site_addr(Dwarf_Die *die, uint64_t *addr)
-{
-	Dwarf_Addr base, start, end, lowest = (Dwarf_Addr)-1;
-	ptrdiff_t off = 0;
-
-	if (dwarf_entrypc(die, &start) == 0) {
-		*addr = start;
-		return 0;
-	}
-	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
-		if (start < end && start < lowest)
-			lowest = start;
-	if (off < 0)
-		return dwarf_fail("bad ranges of an inlined call");
-	if (lowest == (Dwarf_Addr)-1)
-		return -ENOENT;
-	*addr = lowest;
-	return 0;
 }
 
 /* Go writes the full name (fmt.Println) on the abstract subprogram; C
@@ -104,7 +83,7 @@ static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 	if (!name_matcher__match(w->m, name) &&
 	    !name_matcher__is_exact(w->m, name))
 		return 0;
-	err = site_addr(die, &addr);
+	err = go_dwarf__inline_entry(die, &addr);
 	if (err == -ENOENT)
 		return 0;
 	if (err)

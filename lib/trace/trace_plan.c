@@ -177,6 +177,9 @@ static int emit(struct planner *pl, const struct loc *l, uint64_t off,
 		case GO_PIECE_FREG:
 			src->unreadable = "<xmm>";
 			return 0;
+		case GO_PIECE_NONE:
+			src->unreadable = "<optimized out>";
+			return 0;
 		case GO_PIECE_IREG:
 			err = add_word(pl, w, &idx);
 			if (!err)
@@ -771,8 +774,10 @@ static int plan_int_term(struct planner *pl, const struct trace_term *t,
 	if (err)
 		return err;
 	if (src.unreadable)
-		return gt_error(-EINVAL, "%s: '%s' is in an XMM register, which BPF cannot read",
-				pl->func, t->expr.text);
+		return gt_error(-EINVAL, "%s: '%s' is %s", pl->func, t->expr.text,
+				!strcmp(src.unreadable, "<xmm>") ?
+				"in an XMM register, which BPF cannot read" :
+				"not recorded there (<optimized out>)");
 	if (src.nwords != 1)
 		return gt_error(-EINVAL, "%s: '%s' is split in pieces a filter cannot compare",
 				pl->func, t->expr.text);
@@ -1087,34 +1092,174 @@ out:
 	return err;
 }
 
-int trace_plan_set__add_inlined(struct trace_plan_set *s,
-				const struct go_binary *bin,
-				const struct trace_probe *probe,
-				const struct func_probe *p,
-				struct uprobe_list *sites)
+/*
+ * The arguments of an inlined copy at its first instruction, SITE, where
+ * DWARF's location lists put them: registers, and frame slots at the call
+ * frame address (SP + the frame size there, by the pcsp table, + 8); what
+ * is not recorded there is a NONE piece. PARAMS[N] into PL's signature
+ * (VARS) and layout.
+ */
+static int inline_layout(struct planner *pl, uint64_t site,
+			 const struct go_dwarf_inline_param *params, size_t n,
+			 struct go_dwarf_var *vars)
 {
-	uint64_t flags = COOKIE_COST_FLAG(p->site.emulated);
+	struct go_abi_layout *l = &pl->layout;
+	int32_t frame = -1;
+	size_t i, k;
+
+	if (!pl->bin->pclntab || pclntab__frame_size_at(pl->bin->pclntab, site, &frame))
+		frame = -1;
+	gt_error_clear();
+	l->args = calloc(n ? n : 1, sizeof(*l->args));
+	if (!l->args)
+		return gt_error(-ENOMEM, "out of memory");
+	l->nargs = n;
+	for (i = 0; i < n; i++) {
+		struct go_abi_value *v = &l->args[i];
+		uint64_t at = 0;
+
+		vars[i] = (struct go_dwarf_var){ params[i].name ? params[i].name : "",
+						 params[i].type };
+		v->type = params[i].type;
+		v->spill_offset = -1;
+		for (k = 0; k < params[i].npieces && k < GO_ABI_MAX_PIECES; k++) {
+			const struct go_dwarf_loc_piece *d = &params[i].pieces[k];
+			struct go_abi_piece *p = &v->pieces[v->npieces++];
+
+			p->size = d->size;
+			p->value_offset = at;
+			at += d->size;
+			if (d->kind == GO_DWARF_LOC_REG && d->reg < 16) {
+				p->kind = GO_PIECE_IREG;
+				p->reg = d->reg;
+			} else if (d->kind == GO_DWARF_LOC_REG && d->reg >= 17 &&
+				   d->reg <= 32) {
+				p->kind = GO_PIECE_FREG;
+				p->reg = d->reg - 17;
+			} else if (d->kind == GO_DWARF_LOC_CFA && frame >= 0) {
+				p->kind = GO_PIECE_STACK;
+				p->mem_offset = frame + 8 + d->offset;
+			} else {
+				p->kind = GO_PIECE_NONE;
+			}
+		}
+		/* not recorded at all, or not as large as its type */
+		if (v->type && at < v->type->size && v->npieces < GO_ABI_MAX_PIECES) {
+			struct go_abi_piece *p = &v->pieces[v->npieces++];
+
+			*p = (struct go_abi_piece){ .kind = GO_PIECE_NONE,
+						    .size = v->type->size - at,
+						    .value_offset = at };
+		}
+	}
+	memset(&pl->sig, 0, sizeof(pl->sig));
+	pl->sig.params = vars;
+	pl->sig.nparams = n;
+	pl->sig.abi = pl->bin->abi;
+	pl->dwarf = true;
+	return 0;
+}
+
+/* An inlined copy's plan from the arguments DWARF places at its start. */
+static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bin,
+			    struct go_dwarf *dw, const struct trace_probe *probe,
+			    const struct func_probe *p, size_t *idx)
+{
+	struct go_dwarf_var vars[TRACE_PROBE_MAX_ARGS * 2];
+	struct go_dwarf_inline_param *params = NULL;
+	struct planner pl = {
+		.bin = bin, .func = p->name, .probe = probe,
+		.vtypes = &s->vtypes, .str_max = s->str_max,
+	};
+	size_t n, i;
+	int err;
+
+	err = go_dwarf__inline_params(dw, p->site.addr, p->name, &params, &n);
+	if (!err && n > TRACE_PROBE_MAX_ARGS * 2)
+		err = -E2BIG;
+	for (i = 0; !err && i < n; i++)
+		if (!params[i].type)
+			err = -ENOENT;	/* DWARF does not type it */
+	if (!err)
+		err = inline_layout(&pl, p->site.addr, params, n, vars);
+	free(params);
+	if (err)
+		return err;
+	err = plan_set__add_row(s, p->name, probe, idx);
+	if (err) {
+		go_abi_layout__free(&pl.layout);
+		return err;
+	}
+	pl.plan = &s->plans[*idx];
+	for (i = 0; i < probe->nconvs && !err; i++)
+		err = plan_conv(&pl, &probe->convs[i], &s->rows[*idx].src[i]);
+	for (i = 0; i < probe->nterms && !err; i++)
+		err = plan_term(&pl, &probe->terms[i], &pl.plan->terms[i]);
+	pl.plan->nterms = probe->nterms;
+	go_abi_layout__free(&pl.layout);
+	return err;
+}
+
+/* Without DWARF's places: every value <optimized out>, no filter. */
+static int plan_inlined_blind(struct trace_plan_set *s,
+			      const struct trace_probe *probe,
+			      const struct func_probe *p, size_t *idx)
+{
 	struct trace_src *src;
-	int32_t frame;
-	size_t idx, i;
+	size_t i;
 	int err;
 
 	if (probe->nterms)
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
-				     p->name, (unsigned long long)p->site.addr);
-	err = plan_set__add_row(s, p->name, probe, &idx);
+				     p->name, (unsigned long long)p->site.addr) ?: 1;
+	err = plan_set__add_row(s, p->name, probe, idx);
 	if (err)
 		return err;
-	s->rows[idx].bin = bin;
-	s->rows[idx].inlined = true;
 	for (i = 0; i < probe->nconvs; i++) {
-		src = &s->rows[idx].src[i];
+		src = &s->rows[*idx].src[i];
 		src->unreadable = "<optimized out>";
 		src->str = -1;
 		src->type_word = -1;
 		src->root_word = -1;
 	}
+	return 0;
+}
+
+int trace_plan_set__add_inlined(struct trace_plan_set *s,
+				const struct go_binary *bin,
+				struct go_dwarf *dw,
+				const struct trace_probe *probe,
+				const struct func_probe *p,
+				struct uprobe_list *sites)
+{
+	uint64_t flags = COOKIE_COST_FLAG(p->site.emulated);
+	int32_t frame;
+	size_t idx, rows = s->nrows;
+	int err = dw ? plan_inlined_row(s, bin, dw, probe, p, &idx) : -ENOENT;
+
+	/* a value a filter tests is not recorded there: left out */
+	if (err == -EINVAL && probe->nterms) {
+		if (s->nrows > rows) {
+			s->nrows = rows;
+			free(s->rows[rows].func);
+			free(s->rows[rows].src);
+		}
+		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
+				     "%s [inlined] at 0x%llx: %s", p->name,
+				     (unsigned long long)p->site.addr,
+				     gt_last_error());
+	}
+	if (err == -ENOENT || err == -E2BIG) {
+		gt_error_clear();
+		err = plan_inlined_blind(s, probe, p, &idx);
+		if (err == 1)
+			return 0;	/* left out */
+	}
+	if (err)
+		return err;
+	s->rows[idx].bin = bin;
+	s->rows[idx].inlined = true;
 	if (s->verbose)
 		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,
 			(unsigned long long)p->site.addr,

@@ -93,12 +93,14 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 /*
  * The same for P, an inlined copy (an entry probe: a copy has no return of
  * its own): the probe fires at the copy's first instruction, and the
- * values of the format print as <optimized out>, Go having recorded no
- * place for them that gotrace reads yet. A copy a filter would have to
- * test is added to S->left_out instead.
+ * values of the format come from where DWARF (DW, or NULL) says Go left
+ * the copy's arguments there; what it did not record, or all of it without
+ * DWARF, prints as <optimized out>. A copy whose filter tests a value not
+ * recorded there is added to S->left_out instead.
  */
 int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				const struct go_binary *bin,
+				struct go_dwarf *dw,
 				const struct trace_probe *probe,
 				const struct func_probe *p,
 				struct uprobe_list *sites);
