@@ -648,6 +648,14 @@ static int resolve_pending(struct go_dwarf *d)
 			continue;
 		}
 		p.holder->elem = elem;
+		/* gccgo's map is a pointer to libgo's runtime.hmap, its key
+		 * and element types not described */
+		if (d->bin->is_gccgo && p.holder->kind == GO_KIND_PTR && elem &&
+		    elem->name && !strcmp(elem->name, "runtime.hmap")) {
+			p.holder->kind = GO_KIND_MAP;
+			p.holder->elem = NULL;
+			continue;
+		}
 		/* gccgo leaves pointers and slices unnamed; spell them as
 		 * gc does. */
 		if (!p.holder->name && elem && elem->name &&

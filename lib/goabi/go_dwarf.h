@@ -33,7 +33,8 @@
  * that line reads as its fields, which the C ABI places alike). Unnamed
  * results are "~r0", "~r1"... Strings, slices and interfaces are C structs
  * known by their member names ({__data, __length}, {__values, __count,
- * __capacity}, {__methods or __type_descriptor, __object}); maps and chans
+ * __capacity}, {__methods or __type_descriptor, __object}); a map is a
+ * pointer to runtime.hmap, kept as a map of unknown key and element; chans
  * stay pointers. A value receiver arrives by reference and DWARF says so:
  * the first param is named "pointer", of type *T. gccgo spells named types
  * ".main.pair"; the dot is dropped, and unnamed pointers, slices and arrays
