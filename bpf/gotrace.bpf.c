@@ -5,8 +5,10 @@
  * pointers to follow, which words are a string's pointer and length, what
  * the filter compares); this program follows it, reading user memory only
  * with bpf_probe_read_user(), tests the filter, and sends the raw words,
- * string bytes and (-U) return addresses through a ring buffer. A full ring
- * buffer is counted in `lost`, never hidden.
+ * string bytes and (-U) return addresses through a ring buffer; for %v,
+ * also the memory the values refer to, read breadth first by their value
+ * types (read_values). A full ring buffer is counted in `lost`, never
+ * hidden.
  */
 #include "gotools.bpf.h"
 #include "gotrace.h"

@@ -218,17 +218,25 @@ for v in "${VERSIONS[@]}"; do
 	test_stripped "$v"
 done
 
+# filtered NAME FIXTURE FUNC WANT PROBE: gotrace PROBE (a filtered one) on
+# FIXTURE prints, for FUNC, the two values WANT once ("A B;").
+filtered() {
+	local out=$TMP/filtered-$3 got col
+	timeout 120 "$TOOL" -c "$FIX/$2 $out.truth" "$5" >"$out" 2>"$out.err"
+	# an inlined copy's FUNC column is followed by [inlined]
+	col=$(awk -v f="$3" '$5 == f { print ($6 == "[inlined]" ? 7 : 6); exit }' "$out")
+	got=$(awk -v f="$3" -v c="${col:-6}" '$5 == f { print $c, $(c + 1) }' "$out" | tr '\n' ';')
+	if [[ $got == "$4" ]]; then
+		pass "$1 (${4%;}, once)"
+	else
+		fail "$1" "'$got': $(head -2 "$out.err")"
+	fi
+}
+
 # A field through a conversion, and a filter on it, stripped.
-out=$TMP/stripped-field
-timeout 60 "$TOOL" -c "$FIX/values-go1.27-stripped $out.truth" \
-	'main.showPersonPtr ((*main.person)(goarg1).Age == 30) "%s %d" (*main.person)(goarg1).Name, (*main.person)(goarg1).Age' \
-	>"$out" 2>"$out.err"
-got=$(awk '$5 == "main.showPersonPtr" { print $6, $7 }' "$out" | tr '\n' ';')
-if [[ $got == "alice 30;" ]]; then
-	pass "stripped: a field through a conversion, filtered in BPF (alice 30, once)"
-else
-	fail "stripped: a field through a conversion" "'$got': $(head -2 "$out.err")"
-fi
+filtered "stripped: a field through a conversion, filtered in BPF" values-go1.27-stripped \
+	main.showPersonPtr "alice 30;" \
+	'main.showPersonPtr ((*main.person)(goarg1).Age == 30) "%s %d" (*main.person)(goarg1).Name, (*main.person)(goarg1).Age'
 
 # A real stripped third-party binary: esbuild writing its version to its
 # stdout (a file), os.(*File).Write's receiver converted to *os.File to
@@ -337,15 +345,8 @@ for v in 1.15 1.27; do
 done
 
 # A filter on the inlined copy's recorded argument, in BPF.
-out=$TMP/add-filter
-timeout 120 "$TOOL" -c "$FIX/values-go1.27-default $out.truth" \
-	'main.add (goarg1 == 1) "%d %d" goarg1, goarg2' >"$out" 2>"$out.err"
-got=$(awk '$5 == "main.add" { print $7, $8 }' "$out" | tr '\n' ';')
-if [[ $got == "1 8;" ]]; then
-	pass "a filter on an inlined copy's argument: main.add (goarg1 == 1) once, 1 8"
-else
-	fail "a filter on an inlined copy's argument" "'$got': $(head -2 "$out.err")"
-fi
+filtered "a filter on an inlined copy's argument: main.add (goarg1 == 1)" \
+	values-go1.27-default main.add "1 8;" 'main.add (goarg1 == 1) "%d %d" goarg1, goarg2'
 
 # gccgo (its C ABI, its DWARF): what DWARF types whole prints as gc's fmt
 # does; an interface's dynamic type (gccgo's descriptors are not gc's)
