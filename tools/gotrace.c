@@ -4,13 +4,15 @@
  * results, like bcc's trace.
  *
  * lib/trace/trace_plan.h turns each probe into a plan per function (the words
- * to read, the pointers to follow, the filter to test), typed by DWARF or
- * by the format string and placed by the binary's calling convention. The
- * precompiled BPF program reads the plan from a map, keyed by the probe's
- * cookie, and sends raw words, string bytes and return addresses through a
- * ring buffer; this file formats the lines, naming interface types from
- * the binary's type data (lib/gobin/go_rtype.h) and stack frames from its
- * pclntab (lib/gobin/pcline.h).
+ * to read, the pointers to follow, the filter to test), typed by DWARF, by
+ * the binary's runtime type data (conversions, method tables:
+ * lib/goabi/go_typedata.h) or by the format string, and placed by the
+ * binary's calling convention. The precompiled BPF program reads the plan
+ * from a map, keyed by the probe's cookie, and sends raw words, string
+ * bytes, the memory %v values refer to and return addresses through a ring
+ * buffer; this file formats the lines (%v through lib/trace/value_print.h),
+ * naming interface types from the type data (lib/gobin/go_rtype.h) and
+ * stack frames from the pclntab (lib/gobin/pcline.h).
  */
 #include <argp.h>
 #include <errno.h>
