@@ -78,33 +78,21 @@ struct {
 /* -F: one histogram per function; else the one at 0 */
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) hists SEC(".maps");
 
-/* Fill KEY for the call running at this probe. False when g cannot be
- * read (then the hit is ignored). The registers are read into locals
- * first: the verifier refuses a context access at a computed offset, which
- * clang would otherwise make of two conditional field reads. */
+/* Fill KEY for the call running at this probe: gc, by goroutine and frame
+ * depth (goroutine_frame()); gccgo, by SP. False when g cannot be read
+ * (then the hit is ignored). */
 static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 					  __u64 pid_tgid, struct call_key *key)
 {
-	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
-	__u64 g, hi = 0;
-
 	key->func = COOKIE_INDEX(cookie);
 	key->tgid = pid_tgid >> 32;
 	if (sp_keyed) {
 		key->goid = 0;
-		key->frame = sp;
+		key->frame = BPF_CORE_READ(ctx, sp);
 		return true;
 	}
-	g = current_g(NULL, r14, cookie, tls_g_offset);
-	if (!g)
-		return false;
-	if (bpf_probe_read_user(&key->goid, sizeof(key->goid),
-				(void *)(g + goid_offset)))
-		return false;
-	if (bpf_probe_read_user(&hi, sizeof(hi), (void *)(g + stack_hi_offset)))
-		return false;
-	key->frame = hi - sp;
-	return true;
+	return goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
+			       stack_hi_offset, &key->goid, &key->frame);
 }
 
 /* The return address on top of the stack (gccgo only; 0 otherwise). */

@@ -106,6 +106,33 @@ static __always_inline __u64 current_g(struct task_struct *task, __u64 r14,
 	return g;
 }
 
+/*
+ * The running goroutine's id, and the depth of the frame at this probe:
+ * stack.hi - SP, which stack copying preserves, and which is the same at a
+ * function's entry probe and at its RETs and tail JMPs (what gofunclatency
+ * and gofuncgraph pair calls by: bpf/gofunclatency.bpf.c says why). False
+ * when g cannot be read. CTX's registers are read first, unconditionally
+ * (see current_g()).
+ */
+static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
+					    __s64 tls_g_offset,
+					    __u32 goid_offset,
+					    __u32 stack_hi_offset,
+					    __u64 *goid, __u64 *frame)
+{
+	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
+	__u64 g, hi = 0;
+
+	g = current_g(NULL, r14, cookie, tls_g_offset);
+	if (!g)
+		return false;
+	if (bpf_probe_read_user(goid, sizeof(*goid), (void *)(g + goid_offset)) ||
+	    bpf_probe_read_user(&hi, sizeof(hi), (void *)(g + stack_hi_offset)))
+		return false;
+	*frame = hi - sp;
+	return true;
+}
+
 /* The running goroutine's id, at GOID_OFFSET in g (where depends on the Go
  * version); 0 when it cannot be read, or when GOID_OFFSET is 0: gccgo has
  * no goroutine ids. The arguments are current_g()'s. */
