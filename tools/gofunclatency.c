@@ -3,8 +3,7 @@
  * gofunclatency: time Go function calls, like bcc's funclatency.
  *
  * No uretprobes (they break when Go copies a stack). Each function gets an
- * entry probe and one probe on each of its exits, where lib/probe/
- * call_sites.h puts them. Calls are paired per goroutine and stack depth in
+ * entry probe and one probe on each of its exits (lib/probe/call_probes.h). Calls are paired per goroutine and stack depth in
  * BPF, or for gccgo, whose stacks never move, per SP at entry (see
  * bpf/gofunclatency.bpf.c).
  */
@@ -16,10 +15,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
-#include "core/name_table.h"
-#include "probe/call_sites.h"
+#include "probe/call_probes.h"
 #include "probe/func_probes.h"
-#include "probe/left_out.h"
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
 #include "cli/histogram.h"
@@ -30,7 +27,6 @@
 #include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "probe/uprobes.h"
-#include "cookie.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
 
@@ -108,124 +104,49 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* A traced function (one per distinct name) and its histogram as last
- * printed: the BPF histograms are never cleared, so no call is lost
- * between a read and a clear; each print shows what is new. */
+/* A traced function's histogram as last printed (cp.names[i] names it):
+ * the BPF histograms are never cleared, so no call is lost between a read
+ * and a clear; each print shows what is new. */
 struct func_row {
-	const char *name;
 	struct hist printed;
 	struct hist delta;
 };
 
 struct latency_plan {
+	struct call_probes cp;		/* rows: functions */
 	struct func_row *rows;
-	size_t nrows;
 	/* --max-overhead: its cookie indexes are the rows; NULL without */
 	const struct overhead_limit *limit;
-	struct name_table names;		/* of the rows */
-	struct uprobe_list entries, exits;	/* two programs */
-	struct left_out left_out;
 };
 
 static void latency_plan__free(struct latency_plan *p)
 {
 	free(p->rows);
-	name_table__free(&p->names);
-	left_out__free(&p->left_out);
-	uprobe_list__free(&p->entries);
-	uprobe_list__free(&p->exits);
-}
-
-/* The row of NAME, added when new: its index, or a negative errno when
- * the names table (made for every probe) is full. */
-static int row_find_or_add(struct latency_plan *p, const char *name)
-{
-	int row = name_table__index(&p->names, name, 0);
-
-	if (row >= 0) {
-		p->rows[row].name = name;
-		p->nrows = p->names.n;
-	}
-	return row;
-}
-
-/* The entry probe and the exit probes of one function, or the function
- * left out: its code cannot be decoded, or it never returns. */
-static int plan_function(struct latency_plan *plan, const struct go_binary *bin,
-			 const struct func_probe *p)
-{
-	struct call_sites cs;
-	uint64_t flags;
-	size_t i;
-	int err, row;
-
-	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
-			       &plan->left_out, &cs);
-	if (err) {
-		err = err < 0 ? err : 0;	/* 1: left out */
-		goto out;
-	}
-	row = row_find_or_add(plan, p->name);
-	if (row < 0) {
-		err = row;
-		goto out;
-	}
-	flags = call_sites__g_flag(&cs);
-	if (env.tool.verbose)
-		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
-			p->name, (unsigned long long)cs.entry.addr,
-			probe_site_kind__str(cs.entry.kind), call_g__str(cs.g));
-	err = uprobe_list__add(&plan->entries, cs.entry_offset,
-			       COOKIE_MAKE(row, cs.entry.skip_flags, flags |
-					   COOKIE_COST_FLAG(cs.entry.emulated)));
-	for (i = 0; i < cs.nexits && !err; i++) {
-		if (env.tool.verbose)
-			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
-				(unsigned long long)cs.exits[i].addr,
-				exit_kind__str(cs.exits[i].kind));
-		err = uprobe_list__add(&plan->exits, cs.exits[i].offset,
-				       COOKIE_MAKE(row, 0, flags |
-					   COOKIE_COST_FLAG(cs.exits[i].emulated)));
-	}
-out:
-	call_sites__free(&cs);
-	return err;
+	call_probes__free(&p->cp);
 }
 
 static int latency_plan__init(struct latency_plan *plan,
 			      const struct go_binary *bin,
 			      const struct func_probes *fp)
 {
-	size_t i, ninlined = 0;
 	int err;
 
 	/* a row per name at most */
 	plan->rows = calloc(fp->n ? fp->n : 1, sizeof(*plan->rows));
 	if (!plan->rows)
 		return gt_error(-ENOMEM, "out of memory");
-	err = name_table__init(&plan->names, fp->n);
+	err = call_probes__init(&plan->cp, fp->n, env.tool.verbose);
+	if (!err)
+		err = call_probes__add(&plan->cp, bin, fp, NULL);
 	if (err)
 		return err;
-	for (i = 0; i < fp->n; i++) {
-		/* An inlined copy has no return of its own to time. */
-		if (fp->probes[i].inlined) {
-			ninlined++;
-			continue;
-		}
-		err = plan_function(plan, bin, &fp->probes[i]);
-		if (err)
-			return err;
-	}
-	if (ninlined && env.tool.verbose)
+	if (plan->cp.ninlined && env.tool.verbose)
 		fprintf(stderr, "%zu inlined copies not traced (no call to time)\n",
-			ninlined);
-	err = left_out__add_probes(&plan->left_out, fp);
-	if (err)
-		return err;
+			plan->cp.ninlined);
 	/* with nothing left to time, the list says why */
-	left_out__print(&plan->left_out, stderr, TOOL,
-			env.tool.verbose || !plan->nrows);
-	if (!plan->nrows)
+	left_out__print(&plan->cp.left_out, stderr, TOOL,
+			env.tool.verbose || !plan->cp.nrows);
+	if (!plan->cp.nrows)
 		return gt_error(-ENOENT, "no function matching '%s' can be timed",
 				env.tool.spec);
 	return 0;
@@ -328,7 +249,7 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 	}
 	for (i = 0; i < nhists; i++) {
 		const struct hist *h = &plan->rows[i].delta;
-		const char *name = env.per_function ? plan->rows[i].name : NULL;
+		const char *name = env.per_function ? plan->cp.names[i] : NULL;
 
 		if (env.per_function && !h->count)
 			continue;
@@ -383,7 +304,7 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 /* How --max-overhead's summary names a row. */
 static const char *row_name(void *ctx, size_t row)
 {
-	return ((const struct latency_plan *)ctx)->rows[row].name;
+	return ((const struct latency_plan *)ctx)->cp.names[row];
 }
 
 /* What each interval prints: the histograms of the map. */
@@ -430,10 +351,10 @@ int main(int argc, char **argv)
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)
-		nhists = plan.nrows;
+		nhists = plan.cp.nrows;
 	if (!err && env.tool.max_overhead) {
 		err = overhead_limit__init(&limit, env.tool.max_overhead,
-					   plan.nrows);
+					   plan.cp.nrows);
 		watch.limit = &limit;
 		plan.limit = &limit;
 	}
@@ -442,11 +363,11 @@ int main(int argc, char **argv)
 			       target.bin->is_gccgo, nhists, watch.limit);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_entry, target.path,
-				      target.tgid, &plan.entries,
+				      target.tgid, &plan.cp.entries,
 				      &entry_probes);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
-				      target.tgid, &plan.exits,
+				      target.tgid, &plan.cp.exits,
 				      &exit_probes);
 	if (!err && watch.limit)
 		err = overhead_limit__add_links(&limit, entry_probes);
@@ -455,7 +376,7 @@ int main(int argc, char **argv)
 	if (!err) {
 		pr.map_fd = bpf_map__fd(obj->maps.hists);
 		pr.nhists = nhists;
-		err = intervals__trace(&env.tool, &target, plan.nrows,
+		err = intervals__trace(&env.tool, &target, plan.cp.nrows,
 				       print_interval, &pr, &watch);
 	}
 	uprobes__detach(entry_probes);

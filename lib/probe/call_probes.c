@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "probe/call_probes.h"
+#include "probe/call_sites.h"
+#include "cookie.h"
+
+int call_probes__init(struct call_probes *cp, size_t max_rows, bool verbose)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->verbose = verbose;
+	for (cp->seen_cap = 16; cp->seen_cap < 2 * max_rows; cp->seen_cap *= 2)
+		;
+	cp->names = calloc(max_rows ? max_rows : 1, sizeof(*cp->names));
+	cp->seen = calloc(cp->seen_cap, sizeof(*cp->seen));
+	if (!cp->names || !cp->seen)
+		return gt_error(-ENOMEM, "out of memory");
+	return name_table__init(&cp->table, max_rows);
+}
+
+/* Was the function at ENTRY added before? Marks it added. */
+static bool seen_before(struct call_probes *cp, uint64_t entry)
+{
+	size_t i = (entry >> 4) * 0x9e3779b97f4a7c15ULL & (cp->seen_cap - 1);
+
+	for (; cp->seen[i]; i = (i + 1) & (cp->seen_cap - 1))
+		if (cp->seen[i] == entry)
+			return true;
+	cp->seen[i] = entry;
+	return false;
+}
+
+void call_probes__free(struct call_probes *cp)
+{
+	free(cp->seen);
+	free(cp->names);
+	name_table__free(&cp->table);
+	left_out__free(&cp->left_out);
+	uprobe_list__free(&cp->entries);
+	uprobe_list__free(&cp->exits);
+	memset(cp, 0, sizeof(*cp));
+}
+
+/* The entry probe and the exit probes of one function into *ROW, or the
+ * function left out (-1): its code cannot be decoded, or it never
+ * returns. */
+static int add_function(struct call_probes *cp, const struct go_binary *bin,
+			const struct func_probe *p, int *row)
+{
+	struct call_sites cs;
+	uint64_t flags;
+	size_t i;
+	int err;
+
+	*row = -1;
+	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
+			       &cp->left_out, &cs);
+	if (err) {
+		err = err < 0 ? err : 0;	/* 1: left out */
+		goto out;
+	}
+	err = name_table__index(&cp->table, p->name, 0);
+	if (err < 0)
+		goto out;
+	*row = err;
+	err = 0;
+	cp->names[*row] = p->name;
+	cp->nrows = cp->table.n;
+	cp->ntraced++;
+	flags = call_sites__g_flag(&cs);
+	if (cp->verbose)
+		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
+			p->name, (unsigned long long)cs.entry.addr,
+			probe_site_kind__str(cs.entry.kind), call_g__str(cs.g));
+	err = uprobe_list__add(&cp->entries, cs.entry_offset,
+			       COOKIE_MAKE(*row, cs.entry.skip_flags, flags |
+					   COOKIE_COST_FLAG(cs.entry.emulated)));
+	for (i = 0; i < cs.nexits && !err; i++) {
+		if (cp->verbose)
+			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
+				(unsigned long long)cs.exits[i].addr,
+				exit_kind__str(cs.exits[i].kind));
+		err = uprobe_list__add(&cp->exits, cs.exits[i].offset,
+				       COOKIE_MAKE(*row, 0, flags |
+					   COOKIE_COST_FLAG(cs.exits[i].emulated)));
+	}
+out:
+	call_sites__free(&cs);
+	return err;
+}
+
+int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
+		     const struct func_probes *fp, int *rows)
+{
+	size_t i;
+	int err, row;
+
+	for (i = 0; i < fp->n; i++) {
+		row = -1;
+		/* an inlined copy has no return of its own */
+		if (fp->probes[i].inlined) {
+			cp->ninlined++;
+		} else if (!seen_before(cp, fp->probes[i].func_addr)) {
+			err = add_function(cp, bin, &fp->probes[i], &row);
+			if (err)
+				return err;
+		}
+		if (rows)
+			rows[i] = row;
+	}
+	return left_out__add_probes(&cp->left_out, fp);
+}
