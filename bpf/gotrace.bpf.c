@@ -11,6 +11,7 @@
  * hidden.
  */
 #include "gotools.bpf.h"
+#include "events.bpf.h"
 #include "gotrace.h"
 
 const volatile bool user_stack = false;	/* -U */
@@ -29,20 +30,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct trace_event);
 } scratch SEC(".maps");
-
-#define RINGBUF_SIZE	(8 << 20)
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, RINGBUF_SIZE);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
 
 /* %v's value types, their slots and the dynamic types of interfaces; user
  * space sizes them before loading (1 until then: BPF refuses 0). */
@@ -538,7 +525,6 @@ int trace_hit(struct pt_regs *ctx)
 	struct trace_plan *plan;
 	struct trace_event *e;
 	bool restart;
-	__u64 *n;
 
 	if (other_process(id))
 		return 0;
@@ -590,11 +576,8 @@ int trace_hit(struct pt_regs *ctx)
 		size = sizeof(*e);
 	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= RINGBUF_SIZE / 4 ?
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, e, size, flags)) {
-		n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-	}
+	if (bpf_ringbuf_output(&events, e, size, flags))
+		events__lost();
 	return 0;
 }
 

@@ -826,14 +826,9 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	clock.limit = (struct tool_limit){ limit, plan_name, (void *)pr->set };
 	err = tool_target__release(target, &env.tool);
 	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
-		err = ring_buffer__poll(rb, 100);
-		if (err == -EINTR)
-			err = 0;
-		if (err < 0) {
-			err = gt_error(err, "cannot read events: %s", strerror(-err));
+		err = tool__poll_events(rb);
+		if (err)
 			break;
-		}
-		err = 0;
 		if (limit) {
 			unsigned int rounds = limit->rounds;
 

@@ -346,3 +346,12 @@ char *tool__timestamp(char *buf, size_t size)
 		buf[0] = '\0';
 	return buf;
 }
+
+int tool__poll_events(struct ring_buffer *rb)
+{
+	int err = ring_buffer__poll(rb, 100);
+
+	if (err == -EINTR || err >= 0)
+		return 0;
+	return gt_error(err, "cannot read events: %s", strerror(-err));
+}

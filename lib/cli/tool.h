@@ -134,6 +134,12 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
 			 const char *spec);
 
+struct ring_buffer;
+
+/* Wait up to 100 ms for events of RB and handle them. Returns 0 (an
+ * interrupted wait too), or a negative errno with a reason. */
+int tool__poll_events(struct ring_buffer *rb);
+
 /* "Detaching...", where tool__print_tracing() prints. */
 void tool__print_detaching(const struct tool_options *o);
 
