@@ -15,7 +15,7 @@ CC ?= cc
 BPFTOOL ?= bpftool
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-TOOLS := gofunccount gofunclatency gotrace
+TOOLS := gofunccount gofunclatency gotrace gofuncgraph
 LIB_SRCS := $(wildcard lib/*/*.c)
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
 LIBGOTOOLS := $(OUTPUT)/libgotools.a

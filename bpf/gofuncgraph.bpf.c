@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * gofuncgraph: the calls and returns on a goroutine while a root call runs
+ * on it. The entry of a root function (roots, by cookie index) on a
+ * goroutine with no root in flight starts a root: the goroutine gets a
+ * state, keyed by {goid, tgid}. While it has one, every entry and exit
+ * probe of a traced function on it sends an event; the exit at the root's
+ * own frame (stack.hi - SP, as gofunclatency pairs calls: goroutine_frame())
+ * ends it. A goroutine without a root in flight costs one hash lookup per
+ * hit. Events past max_events in one root are dropped and the root's end
+ * says so (GRAPH_CUT), as does a full ring buffer (counted in lost).
+ *
+ * A panic that unwinds the root, or runtime.Goexit inside it, leaves the
+ * state behind: the goroutine's next root entry starts afresh (a root entry
+ * on a goroutine whose state has no frame above it restarts it), and the
+ * LRU map forgets goroutines that are gone.
+ */
+#include "gotools.bpf.h"
+#include "events.bpf.h"
+#include "gofuncgraph.h"
+
+const volatile __u32 goid_offset = 152;
+const volatile __u32 stack_hi_offset = 8;
+const volatile __s64 tls_g_offset = -8;
+const volatile __u32 max_events = 4096;	/* -M: per root call */
+
+/* Which cookie indexes are roots (1) */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, __u8) roots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct graph_key);
+	__type(value, struct graph_state);
+} states SEC(".maps");
+
+/* Send an event; false when the ring buffer is full (counted). */
+static __always_inline bool send(__u64 id, const struct graph_key *key,
+				 __u64 frame, __u32 func, __u8 kind, __u8 flags)
+{
+	struct graph_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		events__lost();
+		return false;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->goid = key->goid;
+	e->frame = frame;
+	e->func = func;
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->kind = kind;
+	e->flags = flags;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return true;
+}
+
+SEC("uprobe")
+int graph_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
+	struct graph_key key = { .tgid = id >> 32 };
+	struct graph_state *st, fresh = { 0 };
+	__u32 func = COOKIE_INDEX(cookie);
+	__u64 frame;
+	__u8 *root;
+	bool restart;
+
+	if (other_process(id))
+		return 0;
+	restart = restarting(ctx, cookie);
+	if (!overhead__hit(cookie, !restart) || restart)
+		return 0;
+	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
+			     stack_hi_offset, &key.goid, &frame))
+		return 0;
+	st = bpf_map_lookup_elem(&states, &key);
+	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
+	 * it; one at or above it means that root was unwound */
+	if (st && frame > st->root_frame) {
+		if (st->nevents >= max_events) {
+			st->cut = 1;
+			return 0;
+		}
+		if (send(id, &key, frame, func, GRAPH_ENTRY, 0))
+			st->nevents++;
+		else
+			st->cut = 1;
+		return 0;
+	}
+	root = bpf_map_lookup_elem(&roots, &func);
+	if (!root || !*root)
+		return 0;
+	fresh.root_frame = frame;
+	fresh.root_func = func;
+	fresh.nevents = 1;
+	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
+		return 0;
+	send(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	return 0;
+}
+
+SEC("uprobe")
+int graph_exit(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
+	struct graph_key key = { .tgid = id >> 32 };
+	__u32 func = COOKIE_INDEX(cookie);
+	struct graph_state *st;
+	__u64 frame;
+
+	if (other_process(id) || !overhead__hit(cookie, false))
+		return 0;
+	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
+			     stack_hi_offset, &key.goid, &frame))
+		return 0;
+	st = bpf_map_lookup_elem(&states, &key);
+	if (!st)
+		return 0;
+	if (frame == st->root_frame && func == st->root_func) {
+		send(id, &key, frame, func, GRAPH_EXIT,
+		     GRAPH_ROOT | (st->cut ? GRAPH_CUT : 0));
+		bpf_map_delete_elem(&states, &key);
+		return 0;
+	}
+	if (frame <= st->root_frame)
+		return 0;	/* not inside the root */
+	if (st->nevents >= max_events) {
+		st->cut = 1;
+		return 0;
+	}
+	if (send(id, &key, frame, func, GRAPH_EXIT, 0))
+		st->nevents++;
+	else
+		st->cut = 1;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared between gofuncgraph.bpf.c and gofuncgraph.c. */
+#ifndef GOFUNCGRAPH_H
+#define GOFUNCGRAPH_H
+
+enum graph_event_kind {
+	GRAPH_ENTRY,
+	GRAPH_EXIT,
+};
+
+#define GRAPH_ROOT	1	/* the entry or the exit of the root call */
+#define GRAPH_CUT	2	/* (root exit) events were dropped: over the
+				 * root's budget, or the ring buffer full */
+
+/* One call or return on a goroutine inside a root call. */
+struct graph_event {
+	__u64 ts;		/* bpf_ktime_get_ns() */
+	__u64 goid;
+	__u64 frame;		/* stack.hi - SP: the frame's depth */
+	__u32 func;		/* the cookie's index: a row of the tool */
+	__u32 pid;
+	__u32 tid;
+	__u8 kind;
+	__u8 flags;
+	__u16 pad;
+};
+
+/* A goroutine inside a root call: where the root's frame is, how many
+ * events it sent. */
+struct graph_key {
+	__u64 goid;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct graph_state {
+	__u64 root_frame;
+	__u32 root_func;
+	__u32 nevents;
+	__u32 cut;
+	__u32 pad;
+};
+
+#endif

@@ -1,0 +1,146 @@
+#!/bin/bash
+# gofuncgraph against ground truth: the graph fixture runs twelve root
+# calls (main.root) on four goroutines at a time, each recording its own
+# call tree (recursion, a panic recovered two frames up, a sleep, a channel
+# wait, stack growth) and writing it when the root returns. gofuncgraph's
+# trees of the same functions must be the fixture's, as a multiset, on
+# every Go version the tests build, stripped too; the frames the panic
+# unwound are marked; durations nest (no call longer than its caller) and
+# a root that slept 2 ms took at least that. -t prints only the roots at
+# least that long; -D cuts the depth; -M cuts the roots and says so.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gofuncgraph
+VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
+FUNCS='^main\.(root|a|b|c|rec|thrower|middle|catcher|sleeper|waiter|grow)$'
+
+if [[ ! -x $TOOL ]]; then
+	fail "gofuncgraph" "$TOOL does not exist (run make)"
+	finish
+	exit 1
+fi
+
+cat >"$TMP/trees.py" <<'PY'
+import json, sys
+truth_file, out_file, mode = sys.argv[1:4]
+arg = float(sys.argv[4]) if len(sys.argv) > 4 else 0
+
+def ser(n):
+    return n["func"] + "(" + " ".join(ser(c) for c in n["calls"]) + ")"
+
+def depth(n):
+    return 1 + max([depth(c) for c in n["calls"]] or [0])
+
+def nested(n, bad):
+    for c in n["calls"]:
+        if c.get("dur_ns") is not None and n.get("dur_ns") is not None and c["dur_ns"] > n["dur_ns"]:
+            bad.append("%s (%d ns) longer than %s (%d ns)" % (c["func"], c["dur_ns"], n["func"], n["dur_ns"]))
+        nested(c, bad)
+
+def unwound(n, out):
+    if n.get("unwound"):
+        out.append(n["func"])
+    for c in n["calls"]:
+        unwound(c, out)
+
+truth = []
+for line in open(truth_file):
+    t = line.split()
+    if t and t[0] == "TREE":
+        truth.append((" ".join(t[1:-1]), int(t[-1])))
+roots = [json.loads(l) for l in open(out_file) if l.startswith("{")]
+got = sorted(ser(r) for r in roots)
+bad = []
+if mode == "exact":
+    want = sorted(t for t, _ in truth)
+    if got != want:
+        bad.append("trees differ:\n  fixture %s\n  gofuncgraph %s" % (want, got))
+    for r in roots:
+        nested(r, bad)
+        u = []
+        unwound(r, u)
+        if "main.catcher" in ser(r) and sorted(u) != ["main.middle", "main.thrower"]:
+            bad.append("unwound frames %s, not main.middle and main.thrower" % u)
+        if "main.sleeper" in ser(r) and r["dur_ns"] < 2000000:
+            bad.append("a root that slept 2 ms took %d ns" % r["dur_ns"])
+    goids = {r["goid"] for r in roots}
+    if len(goids) != len(roots):
+        bad.append("%d goroutine ids for %d roots" % (len(goids), len(roots)))
+    summary = "%d trees as the fixture's, %d goroutines, durations nested" % (len(roots), len(goids))
+elif mode == "threshold":
+    slept = sum(1 for t, s in truth if s >= arg)
+    printed_sleepers = sum(1 for r in roots if "main.sleeper" in ser(r))
+    short = [r["dur_ns"] for r in roots if r["dur_ns"] < arg]
+    if printed_sleepers != slept or short or len(roots) > len(truth):
+        bad.append("%d roots printed (%d that slept %d ns, of %d), below the threshold: %s" % (len(roots), printed_sleepers, arg, slept, short))
+    summary = "%d roots at least %d ns, every one that slept that long" % (len(roots), arg)
+elif mode == "depth":
+    deep = [depth(r) for r in roots if depth(r) > arg]
+    if deep or len(roots) != len(truth):
+        bad.append("%d roots, depths over %d: %s" % (len(roots), arg, deep))
+    summary = "%d roots, none deeper than %d" % (len(roots), arg)
+else:  # cut
+    cut = [r for r in roots if r.get("cut")]
+    if not cut or len(roots) != len(truth):
+        bad.append("%d roots, %d marked cut" % (len(roots), len(cut)))
+    summary = "%d roots, %d over %d events marked cut" % (len(roots), len(cut), arg)
+for b in bad:
+    print(b)
+print(summary)
+sys.exit(1 if bad or not roots else 0)
+PY
+
+# graph_run NAME FIXTURE MODE ARG [OPTIONS...]: gofuncgraph -j on FIXTURE,
+# its trees checked by trees.py MODE.
+graph_run() {
+	local name=$1 f=$FIX/$2 mode=$3 arg=$4 out=$TMP/$2-$3
+	shift 4
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -j -r "$@" -c "$f $out.truth" '^main\.root$' "$FUNCS" \
+		>"$out" 2>"$out.err"; then
+		fail "$name" "gofuncgraph failed: $(head -3 "$out.err")"
+	elif python3 "$TMP/trees.py" "$out.truth" "$out" "$mode" "$arg" >"$out.cmp"; then
+		pass "$name: $(tail -1 "$out.cmp")"
+	else
+		fail "$name" "$(head -5 "$out.cmp" | tr '\n' ' ')"
+	fi
+}
+
+for v in "${VERSIONS[@]}"; do
+	graph_run "trees go$v" "graph-go$v-default" exact 0
+	graph_run "trees go$v stripped" "graph-go$v-stripped" exact 0
+done
+graph_run "-t 1900us" graph-go1.27-default threshold 1900000 -t 1900us
+graph_run "-D 2" graph-go1.27-default depth 2 -D 2
+graph_run "-M 10" graph-go1.27-default cut 10 -M 10
+
+# The text output: the root line, a leaf line, a closing brace.
+out=$TMP/text
+timeout 120 "$TOOL" -c "$FIX/graph-go1.21-default $out.truth" main.root >"$out" 2>"$out.err"
+if grep -qE '^main\.root goid=[0-9]+ pid=[0-9]+ tid=[0-9]+ start=[0-9:.]+ dur=[0-9.]+ us$' "$out" &&
+   grep -qE '^ +\|    main\.a\(\) \{$' "$out" &&
+   grep -qE '^ +[0-9]+\.[0-9]{3} us \|      main\.\(\*tree\)\.enter\(\);$' "$out" &&
+   grep -qE '^ +[0-9]+\.[0-9]{3} us \|  \}$' "$out"; then
+	pass "text: root lines, calls and closing braces as function_graph prints them ($(grep -c '^main\.root' "$out") roots)"
+else
+	fail "text output" "$(head -5 "$out" | tr '\n' ' ') $(head -2 "$out.err")"
+fi
+
+# Bad input: one line, non-zero exit.
+bad() {
+	local name=$1 out=$TMP/bad
+	shift
+	timeout 60 "$TOOL" "$@" >"$out" 2>"$out.err"
+	local rc=$?
+	if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]]; then
+		pass "bad input: $name ($(cat "$out.err"))"
+	else
+		fail "bad input: $name" "exit $rc: $(head -3 "$out.err")"
+	fi
+}
+bad "no such root" -c "$FIX/graph-go1.27-default $TMP/x" main.nosuch
+bad "a bad threshold" -t 5parsecs -c "$FIX/graph-go1.27-default $TMP/x" main.root
+bad "a missing binary" -c /nonexistent main.root
+bad "gccgo" -c "$FIX/count-gccgo" main.main
+
+check "no probe left attached" no_links_left
+finish

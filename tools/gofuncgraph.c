@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gofuncgraph: the call tree of each call of a root function, per
+ * goroutine, as ftrace's function_graph prints one.
+ *
+ * Every function of the patterns (the root's package by default) gets an
+ * entry probe and one on each exit (lib/probe/call_probes.h); BPF sends
+ * the calls and returns on a goroutine while a root call runs on it (see
+ * bpf/gofuncgraph.bpf.c). Here each goroutine's events build its tree:
+ * an entry opens a node under the innermost open one, an exit closes the
+ * open node of its function and frame depth, and the nodes above it that
+ * never returned (a panic unwound them) are closed there and marked. The
+ * root's exit ends the tree, printed if it took at least -t.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "core/error.h"
+#include "core/json.h"
+#include "core/mem.h"
+#include "goabi/goroutine.h"
+#include "probe/call_probes.h"
+#include "probe/func_probes.h"
+#include "cli/skeleton.h"
+#include "cli/tool.h"
+#include "gofuncgraph.h"
+#include "gofuncgraph.skel.h"
+
+#define TOOL "gofuncgraph"
+#define MAX_PATTERNS 32
+
+static struct env {
+	struct tool_options tool;
+	const char *patterns[MAX_PATTERNS];	/* [0]: the root */
+	size_t npatterns;
+	unsigned long long min_ns;	/* -t */
+	long max_depth;			/* -D, 0: all */
+	long max_events;		/* -M */
+} env = { .max_events = 4096 };
+
+const char *argp_program_version = TOOL " 0.1";
+static const char doc[] =
+"Trace the call tree of each call of a Go function, per goroutine.\n"
+"\n"
+"USAGE: gofuncgraph [-h] [-p PID | -c CMD] [-t DURATION] [-D DEPTH]\n"
+"                   [-M MAX] [-d DURATION] [-r] [-v] [-j]\n"
+"                   [--debug-file FILE] [BINARY:]ROOT [PATTERN ...]\n"
+"\n"
+"When a goroutine enters a function matching ROOT, the calls and returns of\n"
+"the functions matching the PATTERNs (by default the functions of ROOT's\n"
+"package) on that goroutine are recorded until that root call returns; then\n"
+"its tree is printed as ftrace's function_graph prints one: a line per\n"
+"call, indented by depth, with its duration (on the closing brace of a call\n"
+"with calls under it). Roots print in the order they end, each headed by\n"
+"its goroutine id and start time. Calls are paired by goroutine and frame\n"
+"depth, never by thread, and with no uretprobe. Frames a panic unwound are\n"
+"closed where the tree goes on, marked (unwound). A root with more than MAX\n"
+"events is cut and marked. Patterns are Go names with '*' wildcards (-r:\n"
+"regular expressions), as in gofunccount.\n"
+"\n"
+"EXAMPLES:\n"
+"    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
+"    gofuncgraph -p 181 -t 10ms main.handle  # only those of 10 ms or more\n"
+"    gofuncgraph -p 181 -D 3 'main.(*S).serve' 'main.*' 'encoding/json.*'\n"
+"    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
+
+enum { OPT_NONE };
+
+/* Besides -p -c -d -v -h --debug-file (lib/cli/tool.h). */
+static const struct argp_option opts[] = {
+	{ "threshold", 't', "DURATION", 0, "Print only root calls that took at least DURATION (10ms, 500us, 2s; a plain number is in microseconds)", 0 },
+	{ "depth", 'D', "DEPTH", 0, "Print calls at most DEPTH deep (the root is 1)", 0 },
+	{ "max-events", 'M', "MAX", 0, "Record at most MAX calls and returns per root call (default 4096); cut beyond", 0 },
+	{ "regexp", 'r', NULL, 0, "Patterns are regular expressions", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines: one object per root call", 0 },
+	{},
+};
+
+/* DURATION: a number and a unit (ns us ms s), microseconds without. */
+static unsigned long long parse_duration(const char *arg)
+{
+	static const struct { const char *unit; unsigned long long ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1000 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	v = strtod(arg, &end);
+	for (i = 0; end != arg && v >= 0 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return (unsigned long long)(v * units[i].ns);
+	tool__usage_error("invalid duration: %s (such as 10ms, 500us, 2s)", arg);
+	return 0;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 't':
+		env.min_ns = parse_duration(arg);
+		return 0;
+	case 'D':
+		env.max_depth = tool__parse_positive(arg, "DEPTH");
+		return 0;
+	case 'M':
+		env.max_events = tool__parse_positive(arg, "MAX");
+		return 0;
+	case ARGP_KEY_ARG:
+		if (env.npatterns == MAX_PATTERNS)
+			tool__usage_error("more than %d patterns", MAX_PATTERNS);
+		env.patterns[env.npatterns++] = arg;
+		if (env.npatterns == 1)
+			env.tool.spec = arg;
+		return 0;
+	default:
+		return tool__parse_arg(&env.tool, key, arg, state);
+	}
+}
+
+/* One call of a tree, in the order calls began. */
+struct node {
+	__u32 func;
+	unsigned int depth;	/* the root is 0 */
+	__u64 frame;
+	__u64 start, end;	/* end 0: still open */
+	bool unwound;		/* closed by a return further up */
+};
+
+/* The tree being recorded on one goroutine. */
+struct tree {
+	__u64 goid;
+	__u32 pid, tid;
+	struct node *nodes;
+	size_t n, cap;
+	size_t *open;		/* indexes of the open nodes, innermost last */
+	size_t nopen, open_cap;
+	struct tree *next;
+};
+
+struct grapher {
+	const struct call_probes *cp;
+	struct tree *trees;	/* one per goroutine inside a root */
+	struct timespec mono, wall;	/* the same moment on both clocks */
+	long nroots;
+};
+
+static struct tree *tree_of(struct grapher *g, __u64 goid, bool create)
+{
+	struct tree *t;
+
+	for (t = g->trees; t; t = t->next)
+		if (t->goid == goid)
+			return t;
+	if (!create)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->goid = goid;
+	t->next = g->trees;
+	g->trees = t;
+	return t;
+}
+
+static void tree_free(struct grapher *g, struct tree *t)
+{
+	struct tree **p;
+
+	for (p = &g->trees; *p; p = &(*p)->next) {
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	}
+	free(t->nodes);
+	free(t->open);
+	free(t);
+}
+
+static int tree_enter(struct tree *t, const struct graph_event *e)
+{
+	int err;
+
+	err = gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
+			    t->n + 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&t->open, &t->open_cap,
+				    sizeof(*t->open), t->nopen + 1);
+	if (err)
+		return err;
+	t->nodes[t->n] = (struct node){ .func = e->func, .depth = t->nopen,
+					.frame = e->frame, .start = e->ts };
+	t->open[t->nopen++] = t->n++;
+	return 0;
+}
+
+/* Close the open node of E's function and frame, and the nodes opened
+ * after it, which a panic unwound. An exit of no open node is ignored. */
+static void tree_exit(struct tree *t, const struct graph_event *e)
+{
+	size_t k = t->nopen;
+
+	while (k > 0) {
+		const struct node *nd = &t->nodes[t->open[k - 1]];
+
+		if (nd->func == e->func && nd->frame == e->frame)
+			break;
+		k--;
+	}
+	if (!k)
+		return;
+	while (t->nopen >= k) {
+		struct node *nd = &t->nodes[t->open[--t->nopen]];
+
+		nd->end = e->ts;
+		nd->unwound = t->nopen + 1 > k;
+		if (!t->nopen)
+			break;
+	}
+}
+
+/* The wall clock time of monotonic TS. */
+static void wall_time(const struct grapher *g, __u64 ts, char *buf, size_t len)
+{
+	long long ns = (long long)ts - (g->mono.tv_sec * 1000000000LL + g->mono.tv_nsec);
+	long long wall = g->wall.tv_sec * 1000000000LL + g->wall.tv_nsec + ns;
+	time_t secs = wall / 1000000000LL;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	snprintf(buf, len, "%02d:%02d:%02d.%06lld", tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, (wall % 1000000000LL) / 1000);
+}
+
+static bool shown(const struct node *nd)
+{
+	return !env.max_depth || nd->depth < (unsigned long)env.max_depth;
+}
+
+/* A node's calls: the nodes after it, deeper, until one that is not. */
+static bool has_calls(const struct tree *t, size_t i)
+{
+	return i + 1 < t->n && t->nodes[i + 1].depth > t->nodes[i].depth &&
+	       shown(&t->nodes[i + 1]);
+}
+
+/* The closing brace of a call with calls, with its duration. */
+static void print_close(const struct node *o)
+{
+	if (!o->end)
+		printf(" %15s |  %*s} (cut)\n", "", 2 * o->depth, "");
+	else
+		printf(" %12.3f us |  %*s}%s\n", (o->end - o->start) / 1000.0,
+		       2 * o->depth, "", o->unwound ? " (unwound)" : "");
+}
+
+static void print_text(const struct grapher *g, const struct tree *t, bool cut)
+{
+	const struct node *root = &t->nodes[0];
+	size_t stack[4096], nstack = 0, i;
+	char start[32];
+
+	wall_time(g, root->start, start, sizeof(start));
+	printf("%s goid=%llu pid=%u tid=%u start=%s dur=%.3f us%s\n",
+	       g->cp->names[root->func], (unsigned long long)t->goid, t->pid,
+	       t->tid, start, (root->end - root->start) / 1000.0,
+	       cut ? " (cut: more than -M events)" : "");
+	for (i = 0; i < t->n; i++) {
+		const struct node *nd = &t->nodes[i];
+
+		/* close what ended before this call */
+		while (nstack && t->nodes[stack[nstack - 1]].depth >= nd->depth)
+			print_close(&t->nodes[stack[--nstack]]);
+		if (!shown(nd))
+			continue;
+		if (has_calls(t, i)) {
+			printf(" %15s |  %*s%s() {\n", "", 2 * nd->depth, "",
+			       g->cp->names[nd->func]);
+			if (nstack < sizeof(stack) / sizeof(stack[0]))
+				stack[nstack++] = i;
+		} else if (nd->end) {
+			printf(" %12.3f us |  %*s%s();%s\n", (nd->end - nd->start) / 1000.0,
+			       2 * nd->depth, "", g->cp->names[nd->func],
+			       nd->unwound ? " (unwound)" : "");
+		} else {
+			printf(" %15s |  %*s%s(); (cut)\n", "", 2 * nd->depth, "",
+			       g->cp->names[nd->func]);
+		}
+	}
+	while (nstack)
+		print_close(&t->nodes[stack[--nstack]]);
+	printf("\n");
+}
+
+/* Node I and its calls as JSON; the index after them. */
+static size_t print_json_node(const struct grapher *g, const struct tree *t,
+			      size_t i)
+{
+	const struct node *nd = &t->nodes[i];
+	size_t k = i + 1;
+	bool first = true;
+
+	printf("{\"func\":");
+	json_print_string(stdout, g->cp->names[nd->func]);
+	if (nd->end)
+		printf(",\"dur_ns\":%llu", (unsigned long long)(nd->end - nd->start));
+	else
+		printf(",\"dur_ns\":null,\"cut\":true");
+	if (nd->unwound)
+		printf(",\"unwound\":true");
+	printf(",\"calls\":[");
+	while (k < t->n && t->nodes[k].depth > nd->depth) {
+		if (!shown(&t->nodes[k])) {
+			k++;
+			continue;
+		}
+		printf("%s", first ? "" : ",");
+		first = false;
+		k = print_json_node(g, t, k);
+	}
+	printf("]}");
+	return k;
+}
+
+static void print_json(const struct grapher *g, const struct tree *t, bool cut)
+{
+	const struct node *root = &t->nodes[0];
+	size_t k = 1;
+	bool first = true;
+
+	printf("{\"goid\":%llu,\"pid\":%u,\"tid\":%u,\"func\":",
+	       (unsigned long long)t->goid, t->pid, t->tid);
+	json_print_string(stdout, g->cp->names[root->func]);
+	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s,\"calls\":[",
+	       (unsigned long long)root->start,
+	       (unsigned long long)(root->end - root->start),
+	       cut ? ",\"cut\":true" : "");
+	while (k < t->n) {
+		if (!shown(&t->nodes[k])) {
+			k++;
+			continue;
+		}
+		printf("%s", first ? "" : ",");
+		first = false;
+		k = print_json_node(g, t, k);
+	}
+	printf("]}\n");
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct grapher *g = ctx;
+	const struct graph_event *e = data;
+	struct tree *t;
+
+	if (size < sizeof(*e) || e->func >= g->cp->nrows)
+		return 0;
+	if (e->kind == GRAPH_ENTRY && e->flags & GRAPH_ROOT) {
+		/* a new root: whatever was open on this goroutine was unwound
+		 * without reaching its root's return */
+		t = tree_of(g, e->goid, false);
+		if (t)
+			tree_free(g, t);
+		t = tree_of(g, e->goid, true);
+		if (!t)
+			return -ENOMEM;
+		t->pid = e->pid;
+		t->tid = e->tid;
+		return tree_enter(t, e);
+	}
+	t = tree_of(g, e->goid, false);
+	if (!t)
+		return 0;	/* its root began before we attached */
+	if (e->kind == GRAPH_ENTRY)
+		return tree_enter(t, e);
+	/* cut: the calls still open may have returned unseen; they stay
+	 * open (cut), not unwound */
+	if (e->flags & GRAPH_CUT && t->n)
+		t->nodes[0].end = e->ts;
+	else
+		tree_exit(t, e);
+	if (!(e->flags & GRAPH_ROOT))
+		return 0;
+	if (t->n && t->nodes[0].end &&
+	    t->nodes[0].end - t->nodes[0].start >= env.min_ns) {
+		if (env.tool.json)
+			print_json(g, t, e->flags & GRAPH_CUT);
+		else
+			print_text(g, t, e->flags & GRAPH_CUT);
+		g->nroots++;
+	}
+	tree_free(g, t);
+	return 0;
+}
+
+/* ROOT's package, as a pattern of all its functions: "main.*" of
+ * "main.handle", "net/http.*" of "net/http.(*conn).serve". */
+static char *package_pattern(const char *root)
+{
+	const char *name = strchr(root, ':') ? strchr(root, ':') + 1 : root;
+	const char *slash = strrchr(name, '/');
+	const char *dot = strchr(slash ? slash : name, '.');
+	char *p;
+
+	if (!dot)
+		return NULL;
+	if (asprintf(&p, "%.*s.*", (int)(dot - name), name) < 0)
+		return NULL;
+	return p;
+}
+
+/* The probes of the root pattern and of the others; the roots' rows set
+ * in ROOTS (NROWS bytes once planned). */
+static int plan(struct call_probes *cp, struct func_probes *fps, size_t nfps,
+		struct tool_target *target, __u8 **roots)
+{
+	size_t i, k, total = 0;
+	int *rows = NULL, err = 0;
+
+	for (i = 0; i < nfps; i++)
+		total += fps[i].n;
+	err = call_probes__init(cp, total, env.tool.verbose);
+	*roots = calloc(total ? total : 1, 1);
+	if (!err && !*roots)
+		err = gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < nfps && !err; i++) {
+		rows = calloc(fps[i].n ? fps[i].n : 1, sizeof(*rows));
+		if (!rows)
+			return gt_error(-ENOMEM, "out of memory");
+		err = call_probes__add(cp, target->bin, &fps[i], rows);
+		for (k = 0; i == 0 && k < fps[i].n && !err; k++)
+			if (rows[k] >= 0)
+				(*roots)[rows[k]] = 1;
+		free(rows);
+	}
+	if (err)
+		return err;
+	left_out__print(&cp->left_out, stderr, TOOL,
+			env.tool.verbose || !cp->nrows);
+	for (k = 0; k < cp->nrows; k++)
+		if ((*roots)[k])
+			return 0;
+	return gt_error(-ENOENT, "no function matching '%s' can be traced",
+			env.patterns[0]);
+}
+
+static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
+		    const struct goroutine_layout *layout,
+		    const struct call_probes *cp, const __u8 *roots)
+{
+	struct gofuncgraph_bpf *obj = gofuncgraph_bpf__open();
+	int err;
+
+	if (!obj)
+		return skeleton__open_error();
+	*out = obj;
+	obj->rodata->target_tgid = tgid;
+	obj->rodata->goid_offset = layout->goid_offset;
+	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
+	obj->rodata->tls_g_offset = layout->tls_g_offset;
+	obj->rodata->max_events = env.max_events;
+	err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
+	if (!err)
+		err = skeleton__store_array(obj->maps.roots, roots, cp->nrows);
+	return err;
+}
+
+static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
+		 struct tool_target *target)
+{
+	struct ring_buffer *rb;
+	struct tool_clock clock;
+	__u64 lost = 0;
+	__u32 zero = 0;
+	bool gone = false;
+	int err;
+
+	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, g,
+			      NULL);
+	if (!rb)
+		return gt_error(-errno, "cannot open the ring buffer: %s",
+				strerror(errno));
+	tool__print_tracing(&env.tool, g->cp->nrows, NULL);
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &g->mono);
+	clock_gettime(CLOCK_REALTIME, &g->wall);
+	tool_clock__start(&clock, &env.tool);
+	err = tool_target__release(target, &env.tool);
+	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
+		err = tool__poll_events(rb);
+		if (err)
+			break;
+		fflush(stdout);
+	}
+	if (!err)
+		ring_buffer__consume(rb);
+	fflush(stdout);
+	ring_buffer__free(rb);
+	if (!bpf_map_lookup_elem(bpf_map__fd(obj->maps.lost), &zero, &lost) && lost)
+		fprintf(stderr, "%llu events lost (their roots are marked cut)\n",
+			(unsigned long long)lost);
+	if (!err && gone)
+		err = gt_error(-ESRCH, "process %d exited", env.tool.pid);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_target target = { .cmd.gate_fd = -1 };
+	struct func_probes fps[MAX_PATTERNS + 1] = { 0 };
+	struct goroutine_layout layout = { 0 };
+	struct call_probes cp = { 0 };
+	struct gofuncgraph_bpf *obj = NULL;
+	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct grapher g = { .cp = &cp };
+	char *pkg = NULL;
+	__u8 *roots = NULL;
+	size_t i, nfps = 0;
+	int err;
+
+	tool__start(&env.tool, opts, parse_arg, "[BINARY:]ROOT [PATTERN ...]",
+		    doc, argc, argv);
+	err = tool_target__open(&target, &env.tool);
+	if (!err && target.bin->is_gccgo)
+		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet",
+			       target.path);
+	/* the root, then the patterns (the root's package by default) */
+	if (!err)
+		err = func_probes__find(target.bin, target.path, target.pattern,
+					env.tool.regex, &fps[nfps++]);
+	if (!err && env.npatterns == 1) {
+		pkg = package_pattern(target.pattern);
+		if (pkg && !env.tool.regex)
+			err = func_probes__find(target.bin, target.path, pkg, false,
+						&fps[nfps++]);
+	}
+	for (i = 1; i < env.npatterns && !err; i++)
+		err = func_probes__find(target.bin, target.path, env.patterns[i],
+					env.tool.regex, &fps[nfps++]);
+	if (!err)
+		err = goroutine_layout__find(target.bin, &layout);
+	if (!err)
+		err = plan(&cp, fps, nfps, &target, &roots);
+	if (!err)
+		err = load_bpf(&obj, target.tgid, &layout, &cp, roots);
+	if (!err)
+		err = uprobes__attach(obj->progs.graph_entry, target.path,
+				      target.tgid, &cp.entries, &entry_probes);
+	if (!err)
+		err = uprobes__attach(obj->progs.graph_exit, target.path,
+				      target.tgid, &cp.exits, &exit_probes);
+	if (!err)
+		err = trace(obj, &g, &target);
+	uprobes__detach(entry_probes);
+	uprobes__detach(exit_probes);
+	gofuncgraph_bpf__destroy(obj);
+	while (g.trees)
+		tree_free(&g, g.trees);
+	call_probes__free(&cp);
+	free(roots);
+	free(pkg);
+	for (i = 0; i < nfps; i++)
+		func_probes__free(&fps[i]);
+	tool_target__close(&target);
+	return tool__exit_status(err);
+}
