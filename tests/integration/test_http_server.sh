@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofunccount
 REQUESTS=300
 # Enough for a rate: about half a second untraced.
-RATE_REQUESTS=4000
+RATE_REQUESTS=6000
 
 # ab_run NAME URL [N]: N (REQUESTS) requests, 4 at a time, bounded in time;
 # the completed and failed counts and the rate, as "COMPLETE FAILED RATE".
@@ -96,7 +96,7 @@ median() {
 # (medians, in requests per second).
 limit_trial() {
 	local url=$1 spid=$2 out=$3 tpid rounds before rc traced untraced
-	rates untraced-before "$url" 3 >"$out.untraced"
+	rates untraced-before "$url" 4 >"$out.untraced"
 	"$TOOL" --max-overhead 5 -p "$spid" '*' >"$out.count" 2>"$out.err" &
 	tpid=$!
 	for _ in $(seq 300); do
@@ -109,11 +109,11 @@ limit_trial() {
 		ab_run settle "$url" "$RATE_REQUESTS" >/dev/null
 		[[ $(grep -c 'detached' "$out.err") == "$before" ]] && break
 	done
-	traced=$(rates traced "$url" 5 | median)
+	traced=$(rates traced "$url" 7 | median)
 	kill -INT "$tpid"
 	wait "$tpid"
 	rc=$?
-	rates untraced-after "$url" 3 >>"$out.untraced"
+	rates untraced-after "$url" 4 >>"$out.untraced"
 	untraced=$(median <"$out.untraced")
 	echo "$rc $traced $untraced $rounds"
 }
@@ -125,11 +125,12 @@ test_max_overhead() {
 	start_server "http server --max-overhead" "$out" || return
 	# A shared 2-CPU VM: a rate varies by 20% from run to run, more when
 	# a neighbour is busy, and the server gets faster as it warms up (over
-	# some 30,000 requests). So: a warm-up, medians, the untraced ones
-	# taken before and after the traced ones, and up to three trials when
-	# one falls short (in clean-clone CI runs, one trial in four fell to
-	# 77-87% with the same probes as a passing one; a tool that detached
-	# too little would cost the server most of its rate in all three).
+	# some 30,000 requests). So: a warm-up, medians of runs of 6000
+	# requests (7 traced, 8 untraced taken before and after them), and up
+	# to three trials when one falls short (in clean-clone CI runs whole
+	# trials fell to 77-90% with the same probes as passing ones; a tool
+	# that detached too little would cost the server most of its rate in
+	# all three).
 	rates warmup "http://$addr/" 8 >/dev/null
 	for trial in 1 2 3; do
 		result=$(limit_trial "http://$addr/" "$spid" "$out")
