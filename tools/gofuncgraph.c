@@ -527,6 +527,8 @@ int main(int argc, char **argv)
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]ROOT [PATTERN ...]",
 		    doc, argc, argv);
+	if (env.tool.max_overhead)
+		tool__usage_error("--max-overhead is not supported by gofuncgraph yet");
 	err = tool_target__open(&target, &env.tool);
 	if (!err && target.bin->is_gccgo)
 		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet",

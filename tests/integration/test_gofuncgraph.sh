@@ -4,7 +4,7 @@
 # call tree (recursion, a panic recovered two frames up, a sleep, a channel
 # wait, stack growth) and writing it when the root returns. gofuncgraph's
 # trees of the same functions must be the fixture's, as a multiset, on
-# every Go version the tests build, stripped too; the frames the panic
+# every Go version the tests build, stripped and PIE too; the frames the panic
 # unwound are marked; durations nest (no call longer than its caller) and
 # a root that slept 2 ms took at least that. -t prints only the roots at
 # least that long; -D cuts the depth; -M cuts the roots and says so.
@@ -108,6 +108,7 @@ graph_run() {
 for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v" "graph-go$v-default" exact 0
 	graph_run "trees go$v stripped" "graph-go$v-stripped" exact 0
+	graph_run "trees go$v PIE" "graph-go$v-pie" exact 0
 done
 graph_run "-t 1900us" graph-go1.27-default threshold 1900000 -t 1900us
 graph_run "-D 2" graph-go1.27-default depth 2 -D 2
@@ -141,6 +142,7 @@ bad "no such root" -c "$FIX/graph-go1.27-default $TMP/x" main.nosuch
 bad "a bad threshold" -t 5parsecs -c "$FIX/graph-go1.27-default $TMP/x" main.root
 bad "a missing binary" -c /nonexistent main.root
 bad "gccgo" -c "$FIX/count-gccgo" main.main
+bad "--max-overhead (not yet)" --max-overhead 5 -c "$FIX/graph-go1.27-default $TMP/x" main.root
 
 check "no probe left attached" no_links_left
 finish
