@@ -10,13 +10,9 @@ int count_call(struct pt_regs *ctx)
 {
 	u64 cookie = bpf_get_attach_cookie(ctx);
 	u32 idx = COOKIE_INDEX(cookie);
-	bool restart;
 	u64 *count;
 
-	if (other_process(bpf_get_current_pid_tgid()))
-		return 0;
-	restart = restarting(ctx, cookie);
-	if (!overhead__hit(cookie, !restart) || restart)
+	if (!call_hit(ctx, cookie, bpf_get_current_pid_tgid()))
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)

@@ -58,6 +58,18 @@ static __always_inline bool send(__u64 id, const struct graph_key *key,
 	return true;
 }
 
+/* An event inside the root of ST, within its budget; else the root is
+ * marked cut. */
+static __always_inline void record(struct graph_state *st, __u64 id,
+				   const struct graph_key *key, __u64 frame,
+				   __u32 func, __u8 kind)
+{
+	if (st->nevents < max_events && send(id, key, frame, func, kind, 0))
+		st->nevents++;
+	else
+		st->cut = 1;
+}
+
 SEC("uprobe")
 int graph_entry(struct pt_regs *ctx)
 {
@@ -67,12 +79,8 @@ int graph_entry(struct pt_regs *ctx)
 	__u32 func = COOKIE_INDEX(cookie);
 	__u64 frame;
 	__u8 *root;
-	bool restart;
 
-	if (other_process(id))
-		return 0;
-	restart = restarting(ctx, cookie);
-	if (!overhead__hit(cookie, !restart) || restart)
+	if (!call_hit(ctx, cookie, id))
 		return 0;
 	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
 			     stack_hi_offset, &key.goid, &frame))
@@ -81,14 +89,7 @@ int graph_entry(struct pt_regs *ctx)
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
 	 * it; one at or above it means that root was unwound */
 	if (st && frame > st->root_frame) {
-		if (st->nevents >= max_events) {
-			st->cut = 1;
-			return 0;
-		}
-		if (send(id, &key, frame, func, GRAPH_ENTRY, 0))
-			st->nevents++;
-		else
-			st->cut = 1;
+		record(st, id, &key, frame, func, GRAPH_ENTRY);
 		return 0;
 	}
 	root = bpf_map_lookup_elem(&roots, &func);
@@ -126,16 +127,8 @@ int graph_exit(struct pt_regs *ctx)
 		bpf_map_delete_elem(&states, &key);
 		return 0;
 	}
-	if (frame <= st->root_frame)
-		return 0;	/* not inside the root */
-	if (st->nevents >= max_events) {
-		st->cut = 1;
-		return 0;
-	}
-	if (send(id, &key, frame, func, GRAPH_EXIT, 0))
-		st->nevents++;
-	else
-		st->cut = 1;
+	if (frame > st->root_frame)	/* inside the root */
+		record(st, id, &key, frame, func, GRAPH_EXIT);
 	return 0;
 }
 

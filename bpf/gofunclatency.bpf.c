@@ -112,12 +112,8 @@ int call_entry(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct call_start start;
 	struct call_key key;
-	bool restart;
 
-	if (other_process(id))
-		return 0;
-	restart = restarting(ctx, cookie);
-	if (!overhead__hit(cookie, !restart) || restart)
+	if (!call_hit(ctx, cookie, id))
 		return 0;
 	if (!call_key_make(ctx, cookie, id, &key))
 		return 0;

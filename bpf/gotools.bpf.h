@@ -107,6 +107,24 @@ static __always_inline __u64 current_g(struct task_struct *task, __u64 r14,
 }
 
 /*
+ * Does this hit of a probe that starts a call count? Not when it is of
+ * another process, or the restart of a call morestack began again (it was
+ * counted the first time), or of a link being replaced; a restart is
+ * still accounted for --max-overhead. The check every program of a call's
+ * entry makes first.
+ */
+static __always_inline bool call_hit(struct pt_regs *ctx, __u64 cookie,
+				     __u64 pid_tgid)
+{
+	bool restart;
+
+	if (other_process(pid_tgid))
+		return false;
+	restart = restarting(ctx, cookie);
+	return overhead__hit(cookie, !restart) && !restart;
+}
+
+/*
  * The running goroutine's id, and the depth of the frame at this probe:
  * stack.hi - SP, which stack copying preserves, and which is the same at a
  * function's entry probe and at its RETs and tail JMPs (what gofunclatency

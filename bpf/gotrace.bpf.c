@@ -524,12 +524,8 @@ int trace_hit(struct pt_regs *ctx)
 	struct task_struct *task;
 	struct trace_plan *plan;
 	struct trace_event *e;
-	bool restart;
 
-	if (other_process(id))
-		return 0;
-	restart = restarting(ctx, cookie);
-	if (!overhead__hit(cookie, !restart) || restart)
+	if (!call_hit(ctx, cookie, id))
 		return 0;
 	plan = bpf_map_lookup_elem(&plans, &idx);
 	e = bpf_map_lookup_elem(&scratch, &zero);

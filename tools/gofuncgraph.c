@@ -299,13 +299,36 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 	printf("\n");
 }
 
+static size_t print_json_node(const struct grapher *g, const struct tree *t,
+			      size_t i);
+
+/* The calls from node K on deeper than DEPTH, as a JSON array; the index
+ * after them. */
+static size_t print_json_calls(const struct grapher *g, const struct tree *t,
+			       size_t k, unsigned int depth)
+{
+	bool first = true;
+
+	printf("[");
+	while (k < t->n && t->nodes[k].depth > depth) {
+		if (!shown(&t->nodes[k])) {
+			k++;
+			continue;
+		}
+		printf("%s", first ? "" : ",");
+		first = false;
+		k = print_json_node(g, t, k);
+	}
+	printf("]");
+	return k;
+}
+
 /* Node I and its calls as JSON; the index after them. */
 static size_t print_json_node(const struct grapher *g, const struct tree *t,
 			      size_t i)
 {
 	const struct node *nd = &t->nodes[i];
-	size_t k = i + 1;
-	bool first = true;
+	size_t k;
 
 	printf("{\"func\":");
 	json_print_string(stdout, g->cp->names[nd->func]);
@@ -315,43 +338,25 @@ static size_t print_json_node(const struct grapher *g, const struct tree *t,
 		printf(",\"dur_ns\":null,\"cut\":true");
 	if (nd->unwound)
 		printf(",\"unwound\":true");
-	printf(",\"calls\":[");
-	while (k < t->n && t->nodes[k].depth > nd->depth) {
-		if (!shown(&t->nodes[k])) {
-			k++;
-			continue;
-		}
-		printf("%s", first ? "" : ",");
-		first = false;
-		k = print_json_node(g, t, k);
-	}
-	printf("]}");
+	printf(",\"calls\":");
+	k = print_json_calls(g, t, i + 1, nd->depth);
+	printf("}");
 	return k;
 }
 
 static void print_json(const struct grapher *g, const struct tree *t, bool cut)
 {
 	const struct node *root = &t->nodes[0];
-	size_t k = 1;
-	bool first = true;
 
 	printf("{\"goid\":%llu,\"pid\":%u,\"tid\":%u,\"func\":",
 	       (unsigned long long)t->goid, t->pid, t->tid);
 	json_print_string(stdout, g->cp->names[root->func]);
-	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s,\"calls\":[",
+	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s,\"calls\":",
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),
 	       cut ? ",\"cut\":true" : "");
-	while (k < t->n) {
-		if (!shown(&t->nodes[k])) {
-			k++;
-			continue;
-		}
-		printf("%s", first ? "" : ",");
-		first = false;
-		k = print_json_node(g, t, k);
-	}
-	printf("]}\n");
+	print_json_calls(g, t, 1, root->depth);
+	printf("}\n");
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -462,9 +467,7 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 		return skeleton__open_error();
 	*out = obj;
 	obj->rodata->target_tgid = tgid;
-	obj->rodata->goid_offset = layout->goid_offset;
-	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
-	obj->rodata->tls_g_offset = layout->tls_g_offset;
+	skeleton__set_goroutine(obj->rodata, layout);
 	obj->rodata->max_events = env.max_events;
 	err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
 	if (!err)

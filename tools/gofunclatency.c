@@ -278,9 +278,7 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		return skeleton__open_error();
 	*out = obj;
 	obj->rodata->target_tgid = tgid;
-	obj->rodata->goid_offset = layout->goid_offset;
-	obj->rodata->stack_hi_offset = layout->stack_hi_offset;
-	obj->rodata->tls_g_offset = layout->tls_g_offset;
+	skeleton__set_goroutine(obj->rodata, layout);
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;

@@ -30,4 +30,13 @@ int skeleton__load(struct bpf_object_skeleton *s, struct bpf_map *map,
  */
 int skeleton__store_array(struct bpf_map *map, const void *values, size_t n);
 
+/* Set the goroutine layout (goabi/goroutine.h) in a skeleton's read-only
+ * data RODATA, whose programs read g through gotools.bpf.h: goid_offset,
+ * stack_hi_offset, tls_g_offset. */
+#define skeleton__set_goroutine(rodata, layout) do {			\
+	(rodata)->goid_offset = (layout)->goid_offset;			\
+	(rodata)->stack_hi_offset = (layout)->stack_hi_offset;		\
+	(rodata)->tls_g_offset = (layout)->tls_g_offset;		\
+} while (0)
+
 #endif

@@ -12,6 +12,7 @@
 #include "gobin/pclntab.h"
 
 #define TYPE_SIZE	48
+#define TYPE_TFLAG	20
 #define TYPE_KIND	23
 #define TYPE_ALIGN	21
 #define KIND_MASK	0x1f
@@ -567,55 +568,42 @@ static int cmp_method(const void *a, const void *b)
 	return (x->entry > y->entry) - (x->entry < y->entry);
 }
 
-/* The methods of the type at ADDR, their code at TEXT + Tfn (and Ifn) into
- * OUT (appended). */
-static int add_methods(struct go_typedata *t, uint64_t addr, uint64_t text,
-		       struct method **out, size_t *n, size_t *cap, bool only_count,
-		       const struct go_binary *bin, size_t *hits)
+/* The method table of the type at ADDR (uncommontype's [mcount]Method),
+ * *N methods, or NULL when it has none. */
+static const uint8_t *method_table(const struct go_typedata *t, uint64_t addr,
+				   size_t *n)
 {
-	const uint8_t *d = at(t, addr, TYPE_SIZE), *u, *m;
-	uint64_t uoff, i, mcount, ptr_to;
-	int32_t mtyp, ifn, tfn;
-	int err;
+	const uint8_t *d = at(t, addr, TYPE_SIZE), *u;
+	uint64_t uoff;
 
-	if (!d || !(d[20] & TFLAG_UNCOMMON) || !(uoff = uncommon_at(d)) ||
+	if (!d || !(d[TYPE_TFLAG] & TFLAG_UNCOMMON) || !(uoff = uncommon_at(d)) ||
 	    !(u = at(t, addr + uoff, UNCOMMON_SIZE)))
-		return 0;
-	mcount = get_u16(u + 4);
-	m = at(t, addr + uoff + get_u32(u + 8), mcount * METHOD_SIZE);
-	if (!m)
-		return 0;
-	ptr_to = (int32_t)get_u32(d + TYPE_PTR_TO_THIS);
-	for (i = 0; i < mcount; i++, m += METHOD_SIZE) {
-		mtyp = (int32_t)get_u32(m + 4);
-		ifn = (int32_t)get_u32(m + 8);
-		tfn = (int32_t)get_u32(m + 12);
-		if (mtyp <= 0 || tfn < 0)
-			continue;
-		if (only_count) {
-			*hits += go_binary__func_at(bin, text + tfn) &&
-				 go_binary__func_at(bin, text + tfn)->addr == text + tfn;
-			continue;
-		}
-		err = gt_ensure_mem((void **)out, cap, sizeof(**out), *n + 2);
-		if (err)
-			return err;
-		(*out)[(*n)++] = (struct method){ text + tfn, addr, t->start + mtyp };
-		/* a value method's pointer wrapper: its receiver is *T */
-		if (ifn >= 0 && ifn != tfn && ptr_to > 0)
-			(*out)[(*n)++] = (struct method){ text + ifn,
-				t->start + ptr_to, t->start + mtyp };
-	}
-	return 0;
+		return NULL;
+	*n = get_u16(u + 4);
+	return at(t, addr + uoff + get_u32(u + 8), *n * METHOD_SIZE);
+}
+
+/* A method's type and code offsets; false when the linker kept no type
+ * for it (unreachable). */
+static bool method_at(const uint8_t *m, int32_t *mtyp, int32_t *ifn,
+		      int32_t *tfn)
+{
+	*mtyp = (int32_t)get_u32(m + 4);
+	*ifn = (int32_t)get_u32(m + 8);
+	*tfn = (int32_t)get_u32(m + 12);
+	return *mtyp > 0 && *tfn >= 0;
 }
 
 /* Text offsets count from moduledata.text, which a stripped binary does
  * not name: the candidate at which the method tables' Tfn land on
- * function entries. */
+ * function entries, over the first types. */
 static uint64_t text_base(struct go_typedata *t, const struct go_binary *bin)
 {
 	uint64_t cand[3] = { 0 }, best = 0;
-	size_t k, i, hits, most = 0;
+	const struct go_func *f;
+	const uint8_t *m;
+	int32_t mtyp, ifn, tfn;
+	size_t k, i, j, n, hits, most = 0;
 
 	if (bin->pclntab && bin->pclntab->nfuncs)
 		cand[0] = bin->pclntab->funcs[0].entry;
@@ -624,11 +612,15 @@ static uint64_t text_base(struct go_typedata *t, const struct go_binary *bin)
 	if (bin->nfuncs)
 		cand[2] = bin->funcs[0].addr;
 	for (k = 0; k < 3; k++) {
-		if (!cand[k])
-			continue;
-		for (i = 0, hits = 0; i < t->nnames && i < 4096; i++)
-			add_methods(t, t->names[i].addr, cand[k], NULL, NULL, NULL,
-				    true, bin, &hits);
+		for (i = 0, hits = 0; cand[k] && i < t->nnames && i < 4096; i++) {
+			m = method_table(t, t->names[i].addr, &n);
+			for (j = 0; m && j < n; j++, m += METHOD_SIZE) {
+				if (!method_at(m, &mtyp, &ifn, &tfn))
+					continue;
+				f = go_binary__func_at(bin, cand[k] + tfn);
+				hits += f && f->addr == cand[k] + tfn;
+			}
+		}
 		if (hits > most) {
 			most = hits;
 			best = cand[k];
@@ -639,18 +631,36 @@ static uint64_t text_base(struct go_typedata *t, const struct go_binary *bin)
 
 static int index_methods(struct go_typedata *t, const struct go_binary *bin)
 {
-	size_t cap = 0, i;
-	uint64_t text;
+	uint64_t text, addr, ptr_to;
+	const uint8_t *m;
+	int32_t mtyp, ifn, tfn;
+	size_t cap = 0, i, j, n;
 	int err;
 
 	if (!t->indexed && (err = index_names(t)))
 		return err;
 	text = text_base(t, bin);
 	for (i = 0; text && i < t->nnames; i++) {
-		err = add_methods(t, t->names[i].addr, text, &t->methods,
-				  &t->nmethods, &cap, false, bin, NULL);
-		if (err)
-			return err;
+		addr = t->names[i].addr;
+		m = method_table(t, addr, &n);
+		ptr_to = (int32_t)get_u32(t->data + (addr - t->start) +
+					  TYPE_PTR_TO_THIS);
+		for (j = 0; m && j < n; j++, m += METHOD_SIZE) {
+			if (!method_at(m, &mtyp, &ifn, &tfn))
+				continue;
+			err = gt_ensure_mem((void **)&t->methods, &cap,
+					    sizeof(*t->methods), t->nmethods + 2);
+			if (err)
+				return err;
+			t->methods[t->nmethods++] = (struct method){
+				text + tfn, addr, t->start + mtyp };
+			/* a value method's pointer wrapper: its receiver
+			 * is *T */
+			if (ifn >= 0 && ifn != tfn && (int64_t)ptr_to > 0)
+				t->methods[t->nmethods++] = (struct method){
+					text + ifn, t->start + ptr_to,
+					t->start + mtyp };
+		}
 	}
 	if (t->nmethods)
 		qsort(t->methods, t->nmethods, sizeof(*t->methods), cmp_method);
@@ -672,7 +682,7 @@ static int func_types(struct go_typedata *t, uint64_t fn, bool results,
 		return bad(t, fn, "is not a func type");
 	in = get_u16(d + 48);
 	outc = get_u16(d + 50) & 0x7fff;
-	first = fn + 56 + (d[20] & TFLAG_UNCOMMON ? UNCOMMON_SIZE : 0);
+	first = fn + 56 + (d[TYPE_TFLAG] & TFLAG_UNCOMMON ? UNCOMMON_SIZE : 0);
 	*n = results ? outc : in;
 	p = at(t, first + (results ? in : 0) * 8, *n * 8);
 	if (!p)
