@@ -10,6 +10,12 @@
  * hit. Events past max_events in one root are dropped and the root's end
  * says so (GRAPH_CUT), as does a full ring buffer (counted in lost).
  *
+ * With waits (the default), the goroutine-state tracker (gstate.bpf.h)
+ * follows the goroutine while a root is in flight on it, and each time it
+ * was not running (parked, runnable, in a system call, its thread off the
+ * CPU) becomes an event when that ends, which user space places in the
+ * tree where it happened.
+ *
  * A panic that unwinds the root, or runtime.Goexit inside it, leaves the
  * state behind: the goroutine's next root entry starts afresh (a root entry
  * on a goroutine whose state has no frame above it restarts it), and the
@@ -23,6 +29,9 @@ const volatile __u32 goid_offset = 152;
 const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
 const volatile __u32 max_events = 4096;	/* -M: per root call */
+const volatile bool waits = false;	/* follow the goroutine's states */
+
+#include "gstate.bpf.h"
 
 /* Which cookie indexes are roots (1) */
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, __u8) roots SEC(".maps");
@@ -34,7 +43,8 @@ struct {
 	__type(value, struct graph_state);
 } states SEC(".maps");
 
-/* Send an event; false when the ring buffer is full (counted). */
+/* Send an event; false when the ring buffer is full (counted). ID: the
+ * process and thread (bpf_get_current_pid_tgid()'s form). */
 static __always_inline bool send(__u64 id, const struct graph_key *key,
 				 __u64 frame, __u32 func, __u8 kind, __u8 flags)
 {
@@ -54,7 +64,11 @@ static __always_inline bool send(__u64 id, const struct graph_key *key,
 	e->kind = kind;
 	e->flags = flags;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	/* Only a root's end wakes the reader (which polls every 100 ms
+	 * anyway): a wakeup per event would take the CPU from the traced
+	 * goroutines, and show in their trees as runnable (CPU). */
+	bpf_ringbuf_submit(e, kind == GRAPH_EXIT && (flags & GRAPH_ROOT) ?
+			      0 : BPF_RB_NO_WAKEUP);
 	return true;
 }
 
@@ -70,6 +84,21 @@ static __always_inline void record(struct graph_state *st, __u64 id,
 		st->cut = 1;
 }
 
+/* A wait of a goroutine inside a root ended: an event of the root. */
+static __always_inline void gstate__closed(const struct gstate_key *gkey,
+					   const struct gstate *gs, __u64 now)
+{
+	struct graph_key key = { .goid = gs->goid, .tgid = gkey->tgid };
+	struct graph_state *st;
+
+	if (gs->part == GSTATE_ON_CPU)
+		return;
+	st = bpf_map_lookup_elem(&states, &key);
+	if (st)
+		record(st, (__u64)gkey->tgid << 32 | gs->tid, &key,
+		       now - gs->since, gs->part, GRAPH_WAIT);
+}
+
 SEC("uprobe")
 int graph_entry(struct pt_regs *ctx)
 {
@@ -77,13 +106,13 @@ int graph_entry(struct pt_regs *ctx)
 	struct graph_key key = { .tgid = id >> 32 };
 	struct graph_state *st, fresh = { 0 };
 	__u32 func = COOKIE_INDEX(cookie);
-	__u64 frame;
+	__u64 frame, g;
 	__u8 *root;
 
 	if (!call_hit(ctx, cookie, id))
 		return 0;
 	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
-			     stack_hi_offset, &key.goid, &frame))
+			     stack_hi_offset, &g, &key.goid, &frame))
 		return 0;
 	st = bpf_map_lookup_elem(&states, &key);
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
@@ -101,6 +130,15 @@ int graph_entry(struct pt_regs *ctx)
 	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
 		return 0;
 	send(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	if (waits) {
+		struct gstate_key gkey = { .g = g, .tgid = key.tgid };
+		struct gstate *gs;
+
+		/* one root at a time on a goroutine: one user */
+		gs = gstate__enter(&gkey, key.goid, (__u32)id, bpf_ktime_get_ns());
+		if (gs)
+			gs->users = 1;
+	}
 	return 0;
 }
 
@@ -111,12 +149,12 @@ int graph_exit(struct pt_regs *ctx)
 	struct graph_key key = { .tgid = id >> 32 };
 	__u32 func = COOKIE_INDEX(cookie);
 	struct graph_state *st;
-	__u64 frame;
+	__u64 frame, g;
 
 	if (other_process(id) || !overhead__hit(cookie, false))
 		return 0;
 	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
-			     stack_hi_offset, &key.goid, &frame))
+			     stack_hi_offset, &g, &key.goid, &frame))
 		return 0;
 	st = bpf_map_lookup_elem(&states, &key);
 	if (!st)
@@ -125,6 +163,13 @@ int graph_exit(struct pt_regs *ctx)
 		send(id, &key, frame, func, GRAPH_EXIT,
 		     GRAPH_ROOT | (st->cut ? GRAPH_CUT : 0));
 		bpf_map_delete_elem(&states, &key);
+		if (waits) {
+			struct gstate_key gkey = { .g = g, .tgid = key.tgid };
+			struct gstate *gs = bpf_map_lookup_elem(&gstates, &gkey);
+
+			if (gs)
+				gstate__leave(&gkey, gs);
+		}
 		return 0;
 	}
 	if (frame > st->root_frame)	/* inside the root */

@@ -3,16 +3,21 @@
 #ifndef GOFUNCGRAPH_H
 #define GOFUNCGRAPH_H
 
+#include "gstate.h"
+
 enum graph_event_kind {
 	GRAPH_ENTRY,
 	GRAPH_EXIT,
+	GRAPH_WAIT,	/* the goroutine was not running: func is the slot
+			 * (enum gstate_part, parked + reason), frame the
+			 * wait's duration, ts its end */
 };
 
 #define GRAPH_ROOT	1	/* the entry or the exit of the root call */
 #define GRAPH_CUT	2	/* (root exit) events were dropped: over the
 				 * root's budget, or the ring buffer full */
 
-/* One call or return on a goroutine inside a root call. */
+/* One call, return or wait on a goroutine inside a root call. */
 struct graph_event {
 	__u64 ts;		/* bpf_ktime_get_ns() */
 	__u64 goid;

@@ -57,6 +57,13 @@
  *
  * Memory does not grow with the number of calls: the map holds calls in
  * flight (bounded, LRU), the histograms are a fixed per-CPU array.
+ *
+ * -S (split): where each call's time went. The goroutine-state tracker
+ * (gstate.bpf.h) follows the goroutine while it has a call in flight; the
+ * entry keeps a copy of its times, the exit adds the difference to the
+ * function's parts. Entry and exit flush the tracker's times at the very
+ * timestamps the latency is taken at, so the parts of a call add up to its
+ * latency. Pairing is unchanged: the copy is keyed as the start is.
  */
 #include "gotools.bpf.h"
 #include "gofunclatency.h"
@@ -67,6 +74,16 @@ const volatile __s64 tls_g_offset = -8;
 const volatile bool per_function = false;
 const volatile __u64 unit_div = 1;	/* nsecs 1, usecs 1000, msecs 10^6 */
 const volatile bool sp_keyed = false;	/* gccgo: calls keyed by SP alone */
+const volatile bool split = false;	/* -S (never with sp_keyed) */
+
+#include "gstate.bpf.h"
+
+/* gofunclatency adds up a goroutine's times; it needs no word of each
+ * interval. */
+static __always_inline void gstate__closed(const struct gstate_key *key,
+					   const struct gstate *gs, __u64 now)
+{
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -78,11 +95,31 @@ struct {
 /* -F: one histogram per function; else the one at 0 */
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) hists SEC(".maps");
 
+/* -S: the goroutine's times at each call's entry, keyed as starts; each
+ * function's parts; each function's parked time by reason. Sized 1 by
+ * user space without -S. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct call_key);
+	__type(value, struct gstate_times);
+} split_starts SEC(".maps");
+
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct split) splits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct parked_key);
+	__type(value, __u64);
+} parked SEC(".maps");
+
 /* Fill KEY for the call running at this probe: gc, by goroutine and frame
  * depth (goroutine_frame()); gccgo, by SP. False when g cannot be read
  * (then the hit is ignored). */
 static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
-					  __u64 pid_tgid, struct call_key *key)
+					  __u64 pid_tgid, struct call_key *key,
+					  __u64 *g)
 {
 	key->func = COOKIE_INDEX(cookie);
 	key->tgid = pid_tgid >> 32;
@@ -92,7 +129,71 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 		return true;
 	}
 	return goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
-			       stack_hi_offset, &key->goid, &key->frame);
+			       stack_hi_offset, g, &key->goid, &key->frame);
+}
+
+/* -S at a call's entry: track its goroutine G, keep a copy of its times. */
+static __always_inline void split_enter(const struct call_key *key, __u64 g,
+					__u64 pid_tgid, __u64 now)
+{
+	struct gstate_key gkey = { .g = g, .tgid = key->tgid };
+	struct gstate *gs;
+
+	gs = gstate__enter(&gkey, key->goid, (__u32)pid_tgid, now);
+	if (gs)
+		bpf_map_update_elem(&split_starts, key, &gs->times, BPF_ANY);
+}
+
+/* Add D nanoseconds of SLOT (enum gstate_part, parked + reason) to the
+ * parts of S, a function's, and the parked time by reason of FUNC. */
+static __always_inline void split_add(struct split *s, __u32 func, __u32 slot,
+				      __u64 d)
+{
+	struct parked_key pk = { .func = func };
+	__u64 *ns, zero = 0;
+
+	if (slot < GSTATE_PARKED) {
+		s->ns[slot] += d;
+		return;
+	}
+	s->ns[GSTATE_PARKED] += d;
+	pk.reason = slot - GSTATE_PARKED;
+	ns = bpf_map_lookup_elem(&parked, &pk);
+	if (!ns) {
+		bpf_map_update_elem(&parked, &pk, &zero, BPF_NOEXIST);
+		ns = bpf_map_lookup_elem(&parked, &pk);
+		if (!ns)
+			return;
+	}
+	__sync_fetch_and_add(ns, d);
+}
+
+/* -S at a call's exit, DELTA after its entry: the goroutine's times since
+ * the entry go to the function's parts; one call less tracks it. */
+static __always_inline void split_exit(const struct call_key *key, __u64 g,
+				       __u64 now, __u64 delta)
+{
+	struct gstate_key gkey = { .g = g, .tgid = key->tgid };
+	struct gstate_times *start;
+	struct gstate *gs;
+	struct split *s;
+	__u32 i;
+
+	start = bpf_map_lookup_elem(&split_starts, key);
+	gs = bpf_map_lookup_elem(&gstates, &gkey);
+	s = bpf_map_lookup_elem(&splits, &key->func);
+	if (!start || !gs || !s)
+		goto out;
+	gstate__flush(gs, now);
+	s->count++;
+	s->total_ns += delta;
+	for (i = 0; i < GSTATE_NSLOTS; i++)
+		if (gs->times.ns[i] != start->ns[i])
+			split_add(s, key->func, i,
+				  gs->times.ns[i] - start->ns[i]);
+	gstate__leave(&gkey, gs);
+out:
+	bpf_map_delete_elem(&split_starts, key);
 }
 
 /* The return address on top of the stack (gccgo only; 0 otherwise). */
@@ -112,14 +213,17 @@ int call_entry(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct call_start start;
 	struct call_key key;
+	__u64 g = 0;
 
 	if (!call_hit(ctx, cookie, id))
 		return 0;
-	if (!call_key_make(ctx, cookie, id, &key))
+	if (!call_key_make(ctx, cookie, id, &key, &g))
 		return 0;
 	start.ret = return_address(ctx);
 	start.ts = bpf_ktime_get_ns();
 	bpf_map_update_elem(&starts, &key, &start, BPF_ANY);
+	if (split)
+		split_enter(&key, g, id, start.ts);
 	return 0;
 }
 
@@ -131,12 +235,12 @@ int call_exit(struct pt_regs *ctx)
 	struct call_key key;
 	struct hist *h;
 	struct call_start *start;
-	__u64 delta;
+	__u64 delta, g = 0;
 	__u32 idx;
 
 	if (other_process(id) || !overhead__hit(cookie, false))
 		return 0;
-	if (!call_key_make(ctx, cookie, id, &key))
+	if (!call_key_make(ctx, cookie, id, &key, &g))
 		return 0;
 	start = bpf_map_lookup_elem(&starts, &key);
 	if (!start)
@@ -146,6 +250,8 @@ int call_exit(struct pt_regs *ctx)
 		return 0;
 	delta = now - start->ts;
 	bpf_map_delete_elem(&starts, &key);
+	if (split)
+		split_exit(&key, g, now, delta);
 	idx = per_function ? key.func : 0;
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)

@@ -4,6 +4,7 @@
 #define GOFUNCLATENCY_H
 
 #include "hist.h"
+#include "gstate.h"
 
 /* One call in flight: the process, the function, and the frame. For gc
  * binaries the frame is {goid, stack.hi - SP at entry} (the depth, which
@@ -29,6 +30,20 @@ struct hist {
 	__u64 slots[HIST_NSLOTS];
 	__u64 total_ns;
 	__u64 count;
+};
+
+/* -S: a function's calls, and their time by part (enum gstate_part; all
+ * parked time at GSTATE_PARKED), summed in nanoseconds. */
+struct split {
+	__u64 ns[GSTATE_PARKED + 1];
+	__u64 total_ns;
+	__u64 count;
+};
+
+/* -S: a function's parked time by wait reason. */
+struct parked_key {
+	__u32 func;
+	__u32 reason;
 };
 
 #endif

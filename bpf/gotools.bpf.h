@@ -125,7 +125,7 @@ static __always_inline bool call_hit(struct pt_regs *ctx, __u64 cookie,
 }
 
 /*
- * The running goroutine's id, and the depth of the frame at this probe:
+ * The running goroutine's g and id, and the depth of the frame at this probe:
  * stack.hi - SP, which stack copying preserves, and which is the same at a
  * function's entry probe and at its RETs and tail JMPs (what gofunclatency
  * and gofuncgraph pair calls by: bpf/gofunclatency.bpf.c says why). False
@@ -135,17 +135,17 @@ static __always_inline bool call_hit(struct pt_regs *ctx, __u64 cookie,
 static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
 					    __s64 tls_g_offset,
 					    __u32 goid_offset,
-					    __u32 stack_hi_offset,
+					    __u32 stack_hi_offset, __u64 *g,
 					    __u64 *goid, __u64 *frame)
 {
 	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
-	__u64 g, hi = 0;
+	__u64 hi = 0;
 
-	g = current_g(NULL, r14, cookie, tls_g_offset);
-	if (!g)
+	*g = current_g(NULL, r14, cookie, tls_g_offset);
+	if (!*g)
 		return false;
-	if (bpf_probe_read_user(goid, sizeof(*goid), (void *)(g + goid_offset)) ||
-	    bpf_probe_read_user(&hi, sizeof(hi), (void *)(g + stack_hi_offset)))
+	if (bpf_probe_read_user(goid, sizeof(*goid), (void *)(*g + goid_offset)) ||
+	    bpf_probe_read_user(&hi, sizeof(hi), (void *)(*g + stack_hi_offset)))
 		return false;
 	*frame = hi - sp;
 	return true;

@@ -10,7 +10,10 @@
  * an entry opens a node under the innermost open one, an exit closes the
  * open node of its function and frame depth, and the nodes above it that
  * never returned (a panic unwound them) are closed there and marked. The
- * root's exit ends the tree, printed if it took at least -t.
+ * root's exit ends the tree, printed if it took at least -t. A wait (the
+ * goroutine parked, runnable, in a system call) comes when it ends, and
+ * goes under the innermost open call: the goroutine made no call and no
+ * return while it waited.
  */
 #include <argp.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include "goabi/goroutine.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
+#include "probe/gstate_tracker.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "gofuncgraph.h"
@@ -41,6 +45,7 @@ static struct env {
 	unsigned long long min_ns;	/* -t */
 	long max_depth;			/* -D, 0: all */
 	long max_events;		/* -M */
+	bool no_waits;			/* --no-waits */
 } env = { .max_events = 4096 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -63,13 +68,19 @@ static const char doc[] =
 "events is cut and marked. Patterns are Go names with '*' wildcards (-r:\n"
 "regular expressions), as in gofunccount.\n"
 "\n"
+"Where the goroutine was not running shows in the tree where it happened,\n"
+"with its duration: /* parked: REASON */ with the runtime's wait reason\n"
+"(sleep, chan receive, select, IO wait, sync.Mutex.Lock...), /* runnable (P) */\n"
+"waiting for a P, /* runnable (CPU) */ its thread off the CPU, /* syscall */\n"
+"(--no-waits: calls only, and no probe on the scheduler).\n"
+"\n"
 "EXAMPLES:\n"
 "    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
 "    gofuncgraph -p 181 -t 10ms main.handle  # only those of 10 ms or more\n"
 "    gofuncgraph -p 181 -D 3 'main.(*S).serve' 'main.*' 'encoding/json.*'\n"
 "    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
 
-enum { OPT_NONE };
+enum { OPT_NO_WAITS = 1000 };
 
 /* Besides -p -c -d -v -h --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
@@ -78,6 +89,7 @@ static const struct argp_option opts[] = {
 	{ "max-events", 'M', "MAX", 0, "Record at most MAX calls and returns per root call (default 4096); cut beyond", 0 },
 	{ "regexp", 'r', NULL, 0, "Patterns are regular expressions", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines: one object per root call", 0 },
+	{ "no-waits", OPT_NO_WAITS, NULL, 0, "Do not show where goroutines waited (no probes on the scheduler)", 0 },
 	{},
 };
 
@@ -112,6 +124,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'M':
 		env.max_events = tool__parse_positive(arg, "MAX");
 		return 0;
+	case OPT_NO_WAITS:
+		env.no_waits = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		if (env.npatterns == MAX_PATTERNS)
 			tool__usage_error("more than %d patterns", MAX_PATTERNS);
@@ -124,8 +139,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* One call of a tree, in the order calls began. */
+/* One call or wait of a tree, in the order they began. */
 struct node {
+	bool wait;	/* a wait: func is its slot (bpf/gstate.h) */
 	__u32 func;
 	unsigned int depth;	/* the root is 0 */
 	__u64 frame;
@@ -146,6 +162,7 @@ struct tree {
 
 struct grapher {
 	const struct call_probes *cp;
+	const struct gstate_tracker *tracker;	/* NULL: --no-waits */
 	struct tree *trees;	/* one per goroutine inside a root */
 	struct timespec mono, wall;	/* the same moment on both clocks */
 	long nroots;
@@ -201,6 +218,24 @@ static int tree_enter(struct tree *t, const struct graph_event *e)
 	return 0;
 }
 
+/* A wait under the innermost open call. */
+static int tree_wait(struct tree *t, const struct graph_event *e)
+{
+	int err;
+
+	if (!t->nopen)
+		return 0;
+	err = gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
+			    t->n + 1);
+	if (err)
+		return err;
+	t->nodes[t->n++] = (struct node){ .wait = true, .func = e->func,
+					  .depth = t->nopen,
+					  .start = e->ts - e->frame,
+					  .end = e->ts };
+	return 0;
+}
+
 /* Close the open node of E's function and frame, and the nodes opened
  * after it, which a panic unwound. An exit of no open node is ignored. */
 static void tree_exit(struct tree *t, const struct graph_event *e)
@@ -210,7 +245,7 @@ static void tree_exit(struct tree *t, const struct graph_event *e)
 	while (k > 0) {
 		const struct node *nd = &t->nodes[t->open[k - 1]];
 
-		if (nd->func == e->func && nd->frame == e->frame)
+		if (!nd->wait && nd->func == e->func && nd->frame == e->frame)
 			break;
 		k--;
 	}
@@ -261,6 +296,36 @@ static void print_close(const struct node *o)
 		       2 * o->depth, "", o->unwound ? " (unwound)" : "");
 }
 
+/* What a wait's slot is: "parked" and the runtime's wait reason,
+ * "runnable" and "P" or "CPU", or "syscall". */
+static const char *wait_event(const struct grapher *g, __u32 slot,
+			      const char **reason)
+{
+	*reason = "";
+	switch (slot) {
+	case GSTATE_RUNNABLE:
+		*reason = "P";
+		return "runnable";
+	case GSTATE_OFF_CPU:
+		*reason = "CPU";
+		return "runnable";
+	case GSTATE_SYSCALL:
+		return "syscall";
+	}
+	*reason = gstate_tracker__slot_name(g->tracker, slot);
+	return "parked";
+}
+
+static void print_text_wait(const struct grapher *g, const struct node *nd)
+{
+	const char *reason, *event = wait_event(g, nd->func, &reason);
+
+	printf(" %12.3f us |  %*s/* %s%s%s%s */\n",
+	       (nd->end - nd->start) / 1000.0, 2 * nd->depth, "", event,
+	       *reason ? (nd->func >= GSTATE_PARKED ? ": " : " (") : "",
+	       reason, *reason && nd->func < GSTATE_PARKED ? ")" : "");
+}
+
 static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 {
 	const struct node *root = &t->nodes[0];
@@ -280,7 +345,9 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 			print_close(&t->nodes[stack[--nstack]]);
 		if (!shown(nd))
 			continue;
-		if (has_calls(t, i)) {
+		if (nd->wait) {
+			print_text_wait(g, nd);
+		} else if (has_calls(t, i)) {
 			printf(" %15s |  %*s%s() {\n", "", 2 * nd->depth, "",
 			       g->cp->names[nd->func]);
 			if (nstack < sizeof(stack) / sizeof(stack[0]))
@@ -328,8 +395,17 @@ static size_t print_json_node(const struct grapher *g, const struct tree *t,
 			      size_t i)
 {
 	const struct node *nd = &t->nodes[i];
+	const char *reason, *event;
 	size_t k;
 
+	if (nd->wait) {
+		event = wait_event(g, nd->func, &reason);
+		printf("{\"event\":\"%s\",\"reason\":", event);
+		json_print_string(stdout, reason);
+		printf(",\"dur_ns\":%llu}",
+		       (unsigned long long)(nd->end - nd->start));
+		return i + 1;
+	}
 	printf("{\"func\":");
 	json_print_string(stdout, g->cp->names[nd->func]);
 	if (nd->end)
@@ -365,7 +441,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 	const struct graph_event *e = data;
 	struct tree *t;
 
-	if (size < sizeof(*e) || e->func >= g->cp->nrows)
+	if (size < sizeof(*e))
+		return 0;
+	if (e->kind == GRAPH_WAIT) {
+		t = tree_of(g, e->goid, false);
+		return t && e->func < GSTATE_NSLOTS ? tree_wait(t, e) : 0;
+	}
+	if (e->func >= g->cp->nrows)
 		return 0;
 	if (e->kind == GRAPH_ENTRY && e->flags & GRAPH_ROOT) {
 		/* a new root: whatever was open on this goroutine was unwound
@@ -458,7 +540,8 @@ static int plan(struct call_probes *cp, struct func_probes *fps, size_t nfps,
 
 static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout,
-		    const struct call_probes *cp, const __u8 *roots)
+		    const struct call_probes *cp, const __u8 *roots,
+		    const struct gstate_tracker *tracker)
 {
 	struct gofuncgraph_bpf *obj = gofuncgraph_bpf__open();
 	int err;
@@ -469,7 +552,10 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	obj->rodata->target_tgid = tgid;
 	skeleton__set_goroutine(obj->rodata, layout);
 	obj->rodata->max_events = env.max_events;
-	err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
+	obj->rodata->waits = tracker != NULL;
+	err = skeleton__set_gstate(obj, tracker);
+	if (!err)
+		err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
 	if (!err)
 		err = skeleton__store_array(obj->maps.roots, roots, cp->nrows);
 	return err;
@@ -522,6 +608,7 @@ int main(int argc, char **argv)
 	struct call_probes cp = { 0 };
 	struct gofuncgraph_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct gstate_tracker *tracker = NULL;
 	struct grapher g = { .cp = &cp };
 	char *pkg = NULL;
 	__u8 *roots = NULL;
@@ -551,10 +638,18 @@ int main(int argc, char **argv)
 					env.tool.regex, &fps[nfps++]);
 	if (!err)
 		err = goroutine_layout__find(target.bin, &layout);
+	if (!err && !env.no_waits)
+		err = gstate_tracker__open(target.bin, &layout, &tracker);
+	g.tracker = tracker;
 	if (!err)
 		err = plan(&cp, fps, nfps, &target, &roots);
 	if (!err)
-		err = load_bpf(&obj, target.tgid, &layout, &cp, roots);
+		err = load_bpf(&obj, target.tgid, &layout, &cp, roots, tracker);
+	/* the tracker first: a root that starts sees every transition */
+	if (!err && tracker)
+		err = gstate_tracker__attach(tracker, obj->progs.gstate_site,
+					     obj->progs.gstate_switch,
+					     target.path, target.tgid);
 	if (!err)
 		err = uprobes__attach(obj->progs.graph_entry, target.path,
 				      target.tgid, &cp.entries, &entry_probes);
@@ -565,7 +660,10 @@ int main(int argc, char **argv)
 		err = trace(obj, &g, &target);
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
+	if (tracker)
+		gstate_tracker__detach(tracker);
 	gofuncgraph_bpf__destroy(obj);
+	gstate_tracker__close(tracker);
 	while (g.trees)
 		tree_free(&g, g.trees);
 	call_probes__free(&cp);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "probe/call_probes.h"
@@ -26,6 +27,7 @@
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
+#include "probe/gstate_tracker.h"
 #include "probe/uprobes.h"
 #include "gofunclatency.h"
 #include "gofunclatency.skel.h"
@@ -35,6 +37,7 @@
 static struct env {
 	struct tool_options tool;
 	bool per_function;		/* -F */
+	bool split;			/* -S */
 	const char *unit;		/* -u, -m */
 	unsigned long long unit_div;
 } env = { .unit = "nsecs", .unit_div = 1 };
@@ -46,6 +49,7 @@ static const struct argp_option opts[] = {
 	{ "interval", 'i', "INTERVAL", 0, "Print a histogram every INTERVAL seconds", 0 },
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
 	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
+	{ "split", 'S', NULL, 0, "Split each function's time: on CPU, runnable, in system calls, parked by wait reason", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
 	{},
@@ -56,7 +60,7 @@ static const char doc[] =
 "Time Go function calls: a histogram of the latency from entry to return.\n"
 "\n"
 "USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
-"                     [-d DURATION] [-T] [-F] [-r] [-v] [-j]\n"
+"                     [-d DURATION] [-T] [-F] [-S] [-r] [-v] [-j]\n"
 "                     [--max-overhead PCT] [--debug-file FILE] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
@@ -68,11 +72,18 @@ static const char doc[] =
 "are not completed calls and are not counted. gccgo programs work too:\n"
 "'go:fmt.Println' names fmt.Println in libgo.\n"
 "\n"
+"-S splits each function's time into where its goroutine was: on CPU;\n"
+"runnable (P): ready, waiting for a P; runnable (CPU): running, its thread\n"
+"off the CPU; syscall; parked, by the runtime's wait reason (sleep, chan\n"
+"receive, select, IO wait, sync.Mutex.Lock...). The parts of a call add up\n"
+"to its latency. Not for gccgo.\n"
+"\n"
 "EXAMPLES:\n"
 "    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
 "    gofunclatency -u -p 181 'net/http.(*conn).serve'  # in microseconds\n"
 "    gofunclatency -m -i 5 -T -p 181 'main.handle'  # every 5 s, timestamped\n"
 "    gofunclatency -F -p 181 'main.*'       # one histogram per function\n"
+"    gofunclatency -S -p 181 'main.handle'  # where its time went\n"
 "    gofunclatency -F -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n"
 "    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
@@ -99,6 +110,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'F':
 		env.per_function = true;
 		return 0;
+	case 'S':
+		env.split = true;
+		return 0;
 	default:
 		return tool__parse_arg(&env.tool, key, arg, state);
 	}
@@ -112,15 +126,32 @@ struct func_row {
 	struct hist delta;
 };
 
+/* -S: a function's parts as last printed, and what is new. Its parked
+ * time by reason is allocated once it has any. */
+struct split_row {
+	struct split printed, delta;
+	__u64 *parked_printed, *parked_delta;	/* GSTATE_MAX_REASONS */
+};
+
 struct latency_plan {
 	struct call_probes cp;		/* rows: functions */
 	struct func_row *rows;
+	struct split_row *splits;	/* -S: by row */
+	struct gstate_tracker *tracker;	/* -S */
 	/* --max-overhead: its cookie indexes are the rows; NULL without */
 	const struct overhead_limit *limit;
 };
 
 static void latency_plan__free(struct latency_plan *p)
 {
+	size_t i;
+
+	for (i = 0; p->splits && i < p->cp.nrows; i++) {
+		free(p->splits[i].parked_printed);
+		free(p->splits[i].parked_delta);
+	}
+	free(p->splits);
+	gstate_tracker__close(p->tracker);
 	free(p->rows);
 	call_probes__free(&p->cp);
 }
@@ -149,7 +180,63 @@ static int latency_plan__init(struct latency_plan *plan,
 	if (!plan->cp.nrows)
 		return gt_error(-ENOENT, "no function matching '%s' can be timed",
 				env.tool.spec);
+	if (env.split) {
+		plan->splits = calloc(plan->cp.nrows, sizeof(*plan->splits));
+		if (!plan->splits)
+			return gt_error(-ENOMEM, "out of memory");
+	}
 	return 0;
+}
+
+/* -S: read the parts of every function (one batch) and the parked time
+ * by reason, and compute what is new since the last print. */
+static int read_splits(struct latency_plan *plan, int splits_fd,
+		       int parked_fd)
+{
+	const size_t nwords = sizeof(struct split) / sizeof(__u64);
+	struct parked_key key, next, *prev = NULL;
+	struct split *sums;
+	struct split_row *r;
+	size_t i, w;
+	__u64 ns;
+	int err;
+
+	sums = calloc(plan->cp.nrows, sizeof(*sums));
+	if (!sums)
+		return gt_error(-ENOMEM, "out of memory");
+	err = percpu_map__sum_all(splits_fd, plan->cp.nrows, (__u64 *)sums,
+				  nwords);
+	for (i = 0; i < plan->cp.nrows && !err; i++) {
+		const __u64 *now = (const __u64 *)&sums[i];
+		__u64 *printed = (__u64 *)&plan->splits[i].printed;
+		__u64 *delta = (__u64 *)&plan->splits[i].delta;
+
+		for (w = 0; w < nwords; w++)
+			delta[w] = now[w] - printed[w];
+		plan->splits[i].printed = sums[i];
+		if (plan->splits[i].parked_delta)
+			memset(plan->splits[i].parked_delta, 0,
+			       GSTATE_MAX_REASONS * sizeof(__u64));
+	}
+	free(sums);
+	while (!err && !bpf_map_get_next_key(parked_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(parked_fd, &key, &ns) ||
+		    key.func >= plan->cp.nrows ||
+		    key.reason >= GSTATE_MAX_REASONS)
+			continue;
+		r = &plan->splits[key.func];
+		if (!r->parked_printed) {
+			r->parked_printed = calloc(GSTATE_MAX_REASONS, sizeof(__u64));
+			r->parked_delta = calloc(GSTATE_MAX_REASONS, sizeof(__u64));
+			if (!r->parked_printed || !r->parked_delta)
+				return gt_error(-ENOMEM, "out of memory");
+		}
+		r->parked_delta[key.reason] = ns - r->parked_printed[key.reason];
+		r->parked_printed[key.reason] = ns;
+	}
+	return err;
 }
 
 /* Sum every histogram over CPUs (in one batch) and compute what is new
@@ -235,6 +322,98 @@ static void print_hist(const char *name, const struct hist *h,
 		printf("\n");
 }
 
+/* The time of slot SLOT (enum gstate_part; parked + reason) of R. */
+static __u64 split_ns(const struct split_row *r, uint32_t slot)
+{
+	if (slot < GSTATE_PARKED)
+		return r->delta.ns[slot];
+	return r->parked_delta ? r->parked_delta[slot - GSTATE_PARKED] : 0;
+}
+
+static void print_split_json(const struct latency_plan *plan, const char *ts,
+			     const char *name, const struct split_row *r)
+{
+	static const char *const keys[GSTATE_PARKED] = {
+		[GSTATE_ON_CPU] = "on_cpu_ns",
+		[GSTATE_RUNNABLE] = "runnable_ns",
+		[GSTATE_OFF_CPU] = "runnable_cpu_ns",
+		[GSTATE_SYSCALL] = "syscall_ns",
+	};
+	const char *sep = "";
+	uint32_t slot;
+
+	printf("{\"time\":\"%s\",\"func\":", ts);
+	json_print_string(stdout, name);
+	printf(",\"count\":%llu,\"total_ns\":%llu",
+	       (unsigned long long)r->delta.count,
+	       (unsigned long long)r->delta.total_ns);
+	for (slot = 0; slot < GSTATE_PARKED; slot++)
+		printf(",\"%s\":%llu", keys[slot],
+		       (unsigned long long)r->delta.ns[slot]);
+	printf(",\"parked_ns\":{");
+	for (slot = GSTATE_PARKED; slot < GSTATE_NSLOTS; slot++) {
+		if (!split_ns(r, slot))
+			continue;
+		printf("%s", sep);
+		json_print_string(stdout, gstate_tracker__slot_name(plan->tracker,
+								    slot));
+		printf(":%llu", (unsigned long long)split_ns(r, slot));
+		sep = ",";
+	}
+	printf("}}\n");
+}
+
+/* One function's parts: time, share of its total, average per call. */
+static void print_split(const struct latency_plan *plan, const char *name,
+			const struct split_row *r)
+{
+	unsigned long long total = r->delta.total_ns / env.unit_div;
+	unsigned long long count = r->delta.count, t;
+	char label[96];
+	uint32_t slot;
+
+	printf("%s: %llu calls, total %llu %s\n", name, count, total,
+	       env.unit);
+	printf("    %-34s %14s %7s %14s\n", "PART", env.unit, "SHARE",
+	       "AVG/CALL");
+	for (slot = 0; slot < GSTATE_NSLOTS; slot++) {
+		t = split_ns(r, slot);
+		if (!t)
+			continue;
+		snprintf(label, sizeof(label), "%s%s",
+			 slot < GSTATE_PARKED ? "" : "parked: ",
+			 gstate_tracker__slot_name(plan->tracker, slot));
+		printf("    %-34s %14llu %6.1f%% %14llu\n", label,
+		       t / env.unit_div,
+		       r->delta.total_ns ? 100.0 * t / r->delta.total_ns : 0.0,
+		       t / env.unit_div / count);
+	}
+}
+
+/* -S: the parts of every function with calls in this interval. */
+static void print_splits(const struct latency_plan *plan, const char *ts)
+{
+	bool header = false;
+	size_t i;
+
+	for (i = 0; i < plan->cp.nrows; i++) {
+		const struct split_row *r = &plan->splits[i];
+
+		if (!r->delta.count)
+			continue;
+		if (env.tool.json) {
+			print_split_json(plan, ts, plan->cp.names[i], r);
+			continue;
+		}
+		if (!header)
+			printf("Where the time went:\n");
+		header = true;
+		print_split(plan, plan->cp.names[i], r);
+	}
+	if (header)
+		printf("\n");
+}
+
 static void print_hists(const struct latency_plan *plan, size_t nhists)
 {
 	struct partial p = { 0 };
@@ -262,14 +441,36 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 		else
 			print_hist(name, h, &p);
 	}
+	if (plan->splits)
+		print_splits(plan, ts);
 	fflush(stdout);
+}
+
+/* -S: the maps of the split sized for NROWS functions, or the smallest
+ * without it; the goroutine-state tracker configured, or not loaded. */
+static int prepare_split(struct gofunclatency_bpf *obj,
+			 const struct gstate_tracker *tracker, size_t nrows)
+{
+	int err;
+
+	err = skeleton__set_gstate(obj, tracker);
+	if (!err && !tracker)
+		err = bpf_map__set_max_entries(obj->maps.split_starts, 1);
+	if (!err && !tracker)
+		err = bpf_map__set_max_entries(obj->maps.parked, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(obj->maps.splits,
+					       tracker ? nrows : 1);
+	return err ? gt_error(err, "cannot size the maps of -S: %s",
+			      strerror(-err)) : 0;
 }
 
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout, bool sp_keyed,
-		    size_t nhists, struct overhead_limit *limit)
+		    size_t nhists, const struct latency_plan *plan,
+		    struct overhead_limit *limit)
 {
 	struct gofunclatency_bpf *obj = gofunclatency_bpf__open();
 	int err = 0;
@@ -282,7 +483,9 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->per_function = env.per_function;
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;
-	if (limit)
+	obj->rodata->split = plan->tracker != NULL;
+	err = prepare_split(obj, plan->tracker, plan->cp.nrows);
+	if (!err && limit)
 		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
 					      obj->maps.probe_hits);
 	if (!err)
@@ -305,11 +508,12 @@ static const char *row_name(void *ctx, size_t row)
 	return ((const struct latency_plan *)ctx)->cp.names[row];
 }
 
-/* What each interval prints: the histograms of the map. */
+/* What each interval prints: the histograms of the map, and -S's parts. */
 struct printer {
 	struct latency_plan *plan;
 	int map_fd;
 	size_t nhists;
+	int splits_fd, parked_fd;
 };
 
 static int print_interval(void *ctx)
@@ -318,6 +522,8 @@ static int print_interval(void *ctx)
 	int err;
 
 	err = read_hists(pr->plan, pr->map_fd, pr->nhists);
+	if (!err && pr->plan->splits)
+		err = read_splits(pr->plan, pr->splits_fd, pr->parked_fd);
 	if (!err)
 		print_hists(pr->plan, pr->nhists);
 	return err;
@@ -346,6 +552,8 @@ int main(int argc, char **argv)
 	/* gccgo needs no goroutine layout: its calls are keyed by SP. */
 	if (!err && !target.bin->is_gccgo)
 		err = goroutine_layout__find(target.bin, &layout);
+	if (!err && env.split)
+		err = gstate_tracker__open(target.bin, &layout, &plan.tracker);
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &fp);
 	if (!err && env.per_function)
@@ -358,7 +566,13 @@ int main(int argc, char **argv)
 	}
 	if (!err)
 		err = load_bpf(&obj, target.tgid, &layout,
-			       target.bin->is_gccgo, nhists, watch.limit);
+			       target.bin->is_gccgo, nhists, &plan, watch.limit);
+	/* the tracker first: a call that starts sees every transition */
+	if (!err && plan.tracker)
+		err = gstate_tracker__attach(plan.tracker,
+					     obj->progs.gstate_site,
+					     obj->progs.gstate_switch,
+					     target.path, target.tgid);
 	if (!err)
 		err = uprobes__attach(obj->progs.call_entry, target.path,
 				      target.tgid, &plan.cp.entries,
@@ -374,11 +588,15 @@ int main(int argc, char **argv)
 	if (!err) {
 		pr.map_fd = bpf_map__fd(obj->maps.hists);
 		pr.nhists = nhists;
+		pr.splits_fd = bpf_map__fd(obj->maps.splits);
+		pr.parked_fd = bpf_map__fd(obj->maps.parked);
 		err = intervals__trace(&env.tool, &target, plan.cp.nrows,
 				       print_interval, &pr, &watch);
 	}
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
+	if (plan.tracker)
+		gstate_tracker__detach(plan.tracker);
 	gofunclatency_bpf__destroy(obj);
 	overhead_limit__free(&limit);
 	latency_plan__free(&plan);

@@ -96,6 +96,8 @@ struct mm_struct {
 
 struct task_struct {
 	struct mm_struct *mm;
+	pid_t pid;
+	pid_t tgid;
 	struct thread_struct thread;
 } __attribute__((preserve_access_index));
 

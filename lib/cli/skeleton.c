@@ -31,6 +31,8 @@ int skeleton__load(struct bpf_object_skeleton *s, struct bpf_map *map,
 	if (err)
 		return load_error(err);
 	bpf_object__for_each_program(prog, *s->obj) {
+		if (bpf_program__type(prog) != BPF_PROG_TYPE_KPROBE)
+			continue;	/* not a uprobe: gstate_switch */
 		err = uprobes__prepare(prog);
 		if (err)
 			return load_error(err);
@@ -65,4 +67,22 @@ int skeleton__store_array(struct bpf_map *map, const void *values, size_t n)
 	}
 	free(keys);
 	return err;
+}
+
+int skeleton__prepare_gstate(struct bpf_program *site_prog,
+			     struct bpf_program *switch_prog,
+			     struct bpf_map *gstates, struct bpf_map *threads,
+			     bool on)
+{
+	__u32 n = on ? GSTATE_MAX_GOROUTINES : 1;
+	int err;
+
+	err = bpf_program__set_autoload(site_prog, on);
+	if (!err)
+		err = bpf_program__set_autoload(switch_prog, on);
+	if (!err)
+		err = bpf_map__set_max_entries(gstates, n);
+	if (!err)
+		err = bpf_map__set_max_entries(threads, n);
+	return err ? load_error(err) : 0;
 }

@@ -7,7 +7,9 @@
 #ifndef GOTOOLS_SKELETON_H
 #define GOTOOLS_SKELETON_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 
 /* The reason X_bpf__open() returned NULL, from errno: a negative errno. */
@@ -38,5 +40,31 @@ int skeleton__store_array(struct bpf_map *map, const void *values, size_t n);
 	(rodata)->stack_hi_offset = (layout)->stack_hi_offset;		\
 	(rodata)->tls_g_offset = (layout)->tls_g_offset;		\
 } while (0)
+
+/*
+ * Prepare the goroutine-state tracker of a skeleton whose programs include
+ * bpf/gstate.bpf.h, before loading: ON, its programs are loaded and its
+ * maps sized to track up to GSTATE_MAX_GOROUTINES goroutines at once; off,
+ * neither is loaded nor takes memory. Returns 0 or a negative errno.
+ */
+#define GSTATE_MAX_GOROUTINES	16384
+int skeleton__prepare_gstate(struct bpf_program *site_prog,
+			     struct bpf_program *switch_prog,
+			     struct bpf_map *gstates, struct bpf_map *threads,
+			     bool on);
+
+/* The same for the skeleton OBJ, on when TRACKER (a struct gstate_tracker,
+ * probe/gstate_tracker.h) is not NULL, whose configuration goes to OBJ's
+ * read-only data. */
+#define skeleton__set_gstate(obj, tracker) ({				\
+	if (tracker)							\
+		memcpy((void *)&(obj)->rodata->gstate_config,		\
+		       &(tracker)->config, sizeof((tracker)->config));	\
+	skeleton__prepare_gstate((obj)->progs.gstate_site,		\
+				 (obj)->progs.gstate_switch,		\
+				 (obj)->maps.gstates,			\
+				 (obj)->maps.gstate_threads,		\
+				 (tracker) != NULL);			\
+})
 
 #endif

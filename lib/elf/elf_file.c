@@ -358,3 +358,52 @@ int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 	*data = (const uint8_t *)ef->map + ph.p_offset + (vaddr - ph.p_vaddr);
 	return 0;
 }
+
+/* Set the words of OUT that RELATIVE relocations of the SHT_RELA section
+ * SCN place at [VADDR, VADDR + N * STRIDE), on STRIDE boundaries. */
+static void apply_relative(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t vaddr,
+			   size_t n, size_t stride, uint64_t *out)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, count;
+	GElf_Rela r;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	count = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < count; i++) {
+		if (!gelf_getrela(data, (int)i, &r) ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE ||
+		    r.r_offset < vaddr || r.r_offset - vaddr >= n * stride ||
+		    (r.r_offset - vaddr) % stride)
+			continue;
+		out[(r.r_offset - vaddr) / stride] = (uint64_t)r.r_addend;
+	}
+}
+
+int elf_file__read_pointers(const struct elf_file *ef, uint64_t vaddr,
+			    size_t n, size_t stride, uint64_t *out)
+{
+	const uint8_t *p;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+	int err;
+
+	if (!n)
+		return 0;
+	if (stride < 8 || n > SIZE_MAX / stride)
+		return gt_error(-ERANGE, "%s: %zu pointers at 0x%llx",
+				ef->path, n, (unsigned long long)vaddr);
+	err = elf_file__read_vaddr(ef, vaddr, (n - 1) * stride + 8, &p);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		memcpy(&out[i], p + i * stride, 8);
+	if (ef->type != ET_DYN || ef->machine != EM_X86_64)
+		return 0;
+	while ((scn = elf_nextscn(ef->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
+			apply_relative(scn, &sh, vaddr, n, stride, out);
+	return 0;
+}

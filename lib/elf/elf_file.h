@@ -58,4 +58,13 @@ int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
 int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 			 size_t len, const uint8_t **data);
 
+/*
+ * The N pointers at VADDR, VADDR + STRIDE, ... into OUT, as they are at a
+ * load bias of 0: in a position-independent file (ET_DYN) a pointer that
+ * an R_X86_64_RELATIVE relocation sets is its addend, which external
+ * linkers leave out of the file's bytes. Returns 0 or -ERANGE.
+ */
+int elf_file__read_pointers(const struct elf_file *ef, uint64_t vaddr,
+			    size_t n, size_t stride, uint64_t *out);
+
 #endif

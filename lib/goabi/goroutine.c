@@ -20,6 +20,9 @@
 #define GOID_MAX_MINOR	27
 /* runtime.g starts with stack {lo, hi}, in every version. */
 #define STACK_HI_OFFSET	8
+/* runtime.g.waitreason follows goid, schedlink and waitsince, in every
+ * version from 1.13 to 1.27. */
+#define WAITREASON_AFTER_GOID	24
 /* g = *(fsbase - 8) unless the ELF TLS block says otherwise. */
 #define TLS_G_DEFAULT	(-8)
 /* The longest runtime.buildVersion we accept ("devel go1.27-abcdef0 ..."). */
@@ -39,7 +42,7 @@ static int goid_by_minor(int minor, uint32_t *goid)
 static int layout_from_dwarf(const struct go_binary *bin,
 			     struct goroutine_layout *out)
 {
-	uint64_t goid = 0, stack_hi = 0;
+	uint64_t goid = 0, stack_hi = 0, waitreason = 0;
 	struct go_dwarf *d;
 	int err;
 
@@ -50,14 +53,19 @@ static int layout_from_dwarf(const struct go_binary *bin,
 	if (!err)
 		err = go_dwarf__member_offset(d, "runtime.g", "stack.hi",
 					      &stack_hi);
+	if (!err)
+		err = go_dwarf__member_offset(d, "runtime.g", "waitreason",
+					      &waitreason);
 	go_dwarf__close(d);
 	if (err)
 		return err;
-	if (goid > UINT32_MAX || stack_hi > UINT32_MAX)
+	if (goid > UINT32_MAX || stack_hi > UINT32_MAX ||
+	    waitreason > UINT32_MAX)
 		return gt_error(-EINVAL, "corrupt DWARF in %s: runtime.g is over 4 GiB",
 				bin->elf->path);
 	out->goid_offset = (uint32_t)goid;
 	out->stack_hi_offset = (uint32_t)stack_hi;
+	out->waitreason_offset = (uint32_t)waitreason;
 	return 0;
 }
 
@@ -142,6 +150,7 @@ static int layout_from_version(const struct go_binary *bin,
 				"%s: runtime.g of Go 1.%d is not known (1.%d to 1.%d are); build with DWARF",
 				path, minor, GOID_MIN_MINOR, GOID_MAX_MINOR);
 	out->stack_hi_offset = STACK_HI_OFFSET;
+	out->waitreason_offset = out->goid_offset + WAITREASON_AFTER_GOID;
 	return 0;
 }
 

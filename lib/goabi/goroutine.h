@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * How BPF finds the running goroutine of a Go binary: the TLS slot of the
- * g pointer, and where runtime.g keeps goid and stack.hi. (Whether a probe
+ * g pointer, and where runtime.g keeps goid, stack.hi and the reason it
+ * waits (which the goroutine-state tracker reads: probe/gstate_tracker.h). (Whether a probe
  * reads g from R14 instead is the code's to say: probe/call_sites.h.) Latencies are paired per goroutine and stack depth
  * (stack.hi - SP survives stack copying), never per thread: goroutines
  * migrate between threads mid-call.
@@ -16,6 +17,7 @@
 struct goroutine_layout {
 	uint32_t goid_offset;		/* runtime.g.goid */
 	uint32_t stack_hi_offset;	/* runtime.g.stack.hi */
+	uint32_t waitreason_offset;	/* runtime.g.waitreason: a uint8 */
 	int64_t tls_g_offset;		/* g = *(fsbase + tls_g_offset) */
 };
 

@@ -6,8 +6,11 @@
 # trees of the same functions must be the fixture's, as a multiset, on
 # every Go version the tests build, stripped and PIE too; the frames the panic
 # unwound are marked; durations nest (no call longer than its caller) and
-# a root that slept 2 ms took at least that. -t prints only the roots at
-# least that long; -D cuts the depth; -M cuts the roots and says so.
+# a root that slept 2 ms took at least that. Where the goroutines waited
+# is in the trees: main.sleeper parked for "sleep" at least the 2 ms it
+# asked for, main.waiter parked for "chan receive", each wait within its
+# call (--no-waits: none). -t prints only the roots at least that long; -D
+# cuts the depth; -M cuts the roots and says so.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofuncgraph
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
@@ -24,22 +27,52 @@ import json, sys
 truth_file, out_file, mode = sys.argv[1:4]
 arg = float(sys.argv[4]) if len(sys.argv) > 4 else 0
 
+def calls(n):
+    return [c for c in n["calls"] if "func" in c]
+
+def waits(n):
+    return [c for c in n["calls"] if "event" in c]
+
 def ser(n):
-    return n["func"] + "(" + " ".join(ser(c) for c in n["calls"]) + ")"
+    return n["func"] + "(" + " ".join(ser(c) for c in calls(n)) + ")"
 
 def depth(n):
-    return 1 + max([depth(c) for c in n["calls"]] or [0])
+    return 1 + max([depth(c) for c in calls(n)] or [0])
+
+def all_waits(n, out):
+    for w in waits(n):
+        out.append((n["func"], w))
+    for c in calls(n):
+        all_waits(c, out)
+
+def check_waits(r, bad):
+    ws = []
+    all_waits(r, ws)
+    for f, w in ws:
+        if w["event"] not in ("parked", "runnable", "syscall") or \
+           (w["event"] == "runnable" and w["reason"] not in ("P", "CPU")):
+            bad.append("a wait of %s: %s" % (f, w))
+    slept = [w["dur_ns"] for f, w in ws if f == "main.sleeper" and w["reason"] == "sleep"]
+    if "main.sleeper" in ser(r) and (len(slept) != 1 or slept[0] < 2000000):
+        bad.append("main.sleeper parked for sleep: %s, not once 2 ms or more" % slept)
+    # a receive parks unless the value is there already (the sender
+    # sleeps 1 ms first, so it nearly always does)
+    chan = [w for f, w in ws if f == "main.waiter" and w["reason"] == "chan receive"]
+    if len(chan) > 1:
+        bad.append("main.waiter parked for chan receive %d times" % len(chan))
+    return len(ws), len(chan)
 
 def nested(n, bad):
     for c in n["calls"]:
         if c.get("dur_ns") is not None and n.get("dur_ns") is not None and c["dur_ns"] > n["dur_ns"]:
             bad.append("%s (%d ns) longer than %s (%d ns)" % (c["func"], c["dur_ns"], n["func"], n["dur_ns"]))
-        nested(c, bad)
+        if "func" in c:
+            nested(c, bad)
 
 def unwound(n, out):
     if n.get("unwound"):
         out.append(n["func"])
-    for c in n["calls"]:
+    for c in calls(n):
         unwound(c, out)
 
 truth = []
@@ -50,22 +83,34 @@ for line in open(truth_file):
 roots = [json.loads(l) for l in open(out_file) if l.startswith("{")]
 got = sorted(ser(r) for r in roots)
 bad = []
-if mode == "exact":
+nwaits = nchan = 0
+if mode in ("exact", "nowaits"):
     want = sorted(t for t, _ in truth)
     if got != want:
         bad.append("trees differ:\n  fixture %s\n  gofuncgraph %s" % (want, got))
     for r in roots:
         nested(r, bad)
+        if mode == "exact":
+            n, c = check_waits(r, bad)
+            nwaits += n
+            nchan += c
+        else:
+            w = []
+            all_waits(r, w)
+            if w:
+                bad.append("waits with --no-waits: %s" % w)
         u = []
         unwound(r, u)
         if "main.catcher" in ser(r) and sorted(u) != ["main.middle", "main.thrower"]:
             bad.append("unwound frames %s, not main.middle and main.thrower" % u)
         if "main.sleeper" in ser(r) and r["dur_ns"] < 2000000:
             bad.append("a root that slept 2 ms took %d ns" % r["dur_ns"])
+    if mode == "exact" and not nchan:
+        bad.append("no main.waiter parked for chan receive")
     goids = {r["goid"] for r in roots}
     if len(goids) != len(roots):
         bad.append("%d goroutine ids for %d roots" % (len(goids), len(roots)))
-    summary = "%d trees as the fixture's, %d goroutines, durations nested" % (len(roots), len(goids))
+    summary = "%d trees as the fixture's, %d goroutines, durations nested, %d waits (%d chan receive)" % (len(roots), len(goids), nwaits, nchan)
 elif mode == "threshold":
     slept = sum(1 for t, s in truth if s >= arg)
     printed_sleepers = sum(1 for r in roots if "main.sleeper" in ser(r))
@@ -110,6 +155,7 @@ for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v stripped" "graph-go$v-stripped" exact 0
 	graph_run "trees go$v PIE" "graph-go$v-pie" exact 0
 done
+graph_run "--no-waits" graph-go1.25-default nowaits 0 --no-waits
 graph_run "-t 1900us" graph-go1.27-default threshold 1900000 -t 1900us
 graph_run "-D 2" graph-go1.27-default depth 2 -D 2
 graph_run "-M 10" graph-go1.27-default cut 10 -M 10
@@ -120,8 +166,9 @@ timeout 120 "$TOOL" -c "$FIX/graph-go1.21-default $out.truth" main.root >"$out" 
 if grep -qE '^main\.root goid=[0-9]+ pid=[0-9]+ tid=[0-9]+ start=[0-9:.]+ dur=[0-9.]+ us$' "$out" &&
    grep -qE '^ +\|    main\.a\(\) \{$' "$out" &&
    grep -qE '^ +[0-9]+\.[0-9]{3} us \|      main\.\(\*tree\)\.enter\(\);$' "$out" &&
-   grep -qE '^ +[0-9]+\.[0-9]{3} us \|  \}$' "$out"; then
-	pass "text: root lines, calls and closing braces as function_graph prints them ($(grep -c '^main\.root' "$out") roots)"
+   grep -qE '^ +[0-9]+\.[0-9]{3} us \|  \}$' "$out" &&
+   grep -qE '^ +[0-9]+\.[0-9]{3} us \|      /\* parked: sleep \*/$' "$out"; then
+	pass "text: root lines, calls, waits and closing braces as function_graph prints them ($(grep -c '^main\.root' "$out") roots)"
 else
 	fail "text output" "$(head -5 "$out" | tr '\n' ' ') $(head -2 "$out.err")"
 fi

@@ -44,9 +44,10 @@ static bool run_line(const char *cmd, char *out, size_t len)
 	return ok;
 }
 
-/* runtime.g.goid, runtime.g.stack and runtime.stack.hi per readelf. */
+/* runtime.g.goid, runtime.g.stack, runtime.stack.hi and
+ * runtime.g.waitreason per readelf. */
 static bool readelf_offsets(const char *path, long *goid, long *stack,
-			    long *hi)
+			    long *hi, long *waitreason)
 {
 	static const char awk[] =
 		"/^ <1>/ { s = \"\"; m = \"\"; want = /DW_TAG_structure_type/; next }\n"
@@ -56,16 +57,17 @@ static bool readelf_offsets(const char *path, long *goid, long *stack,
 		"  if (s == \"runtime.g\" && m == \"goid\") goid = $NF\n"
 		"  if (s == \"runtime.g\" && m == \"stack\") stack = $NF\n"
 		"  if (s == \"runtime.stack\" && m == \"hi\") hi = $NF\n"
+		"  if (s == \"runtime.g\" && m == \"waitreason\") wr = $NF\n"
 		"}\n"
-		"END { print goid + 0, stack + 0, hi + 0, (goid != \"\" && stack != \"\" && hi != \"\") }\n";
+		"END { print goid + 0, stack + 0, hi + 0, wr + 0, (goid != \"\" && stack != \"\" && hi != \"\" && wr != \"\") }\n";
 	char cmd[8192], line[256];
 	int complete = 0;
 
 	snprintf(cmd, sizeof(cmd), "readelf -wi '%s' | awk '%s'", path, awk);
 	if (!run_line(cmd, line, sizeof(line)))
 		return false;
-	return sscanf(line, "%ld %ld %ld %d", goid, stack, hi, &complete) ==
-	       4 && complete;
+	return sscanf(line, "%ld %ld %ld %ld %d", goid, stack, hi, waitreason,
+		      &complete) == 5 && complete;
 }
 
 /* The one TLS offset the runtime.* functions load g from, per objdump:
@@ -144,7 +146,7 @@ TEST(dwarf_equals_readelf_and_table)
 {
 	static const char *forms[] = { "default", "pie", "cgo" };
 	struct goroutine_layout l;
-	long goid, stack, hi;
+	long goid, stack, hi, waitreason;
 	char name[64];
 	const char *path;
 	size_t i, f;
@@ -157,7 +159,8 @@ TEST(dwarf_equals_readelf_and_table)
 			CHECK(has_debug_info(path));
 			if (!layout_of(path, &l, NULL, 0))
 				continue;
-			if (!readelf_offsets(path, &goid, &stack, &hi)) {
+			if (!readelf_offsets(path, &goid, &stack, &hi,
+					     &waitreason)) {
 				fprintf(stderr, "%s: no runtime.g in readelf\n",
 					name);
 				CHECK(0);
@@ -165,8 +168,10 @@ TEST(dwarf_equals_readelf_and_table)
 			}
 			CHECK_EQ_INT(l.goid_offset, goid);
 			CHECK_EQ_INT(l.stack_hi_offset, stack + hi);
+			CHECK_EQ_INT(l.waitreason_offset, waitreason);
 			CHECK_EQ_INT(l.goid_offset, table_goid(versions[i]));
 			CHECK_EQ_INT(l.stack_hi_offset, 8);
+			CHECK_EQ_INT(l.waitreason_offset, goid + 24);
 			/* DWARF answered, not the version: a version the
 			 * table does not know changes nothing. */
 			if (!layout_of_as(path, &l, NULL, 0, "go1.5"))
@@ -197,6 +202,7 @@ TEST(stripped_equals_default_twin)
 			continue;
 		CHECK_EQ_INT(s.goid_offset, d.goid_offset);
 		CHECK_EQ_INT(s.stack_hi_offset, d.stack_hi_offset);
+		CHECK_EQ_INT(s.waitreason_offset, d.waitreason_offset);
 		CHECK_EQ_INT(s.tls_g_offset, d.tls_g_offset);
 	}
 	/* Without DWARF, a version the table does not know is refused. */

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "goabi/go_abi.h"
+#include "probe/gstate_tracker.h"
+#include "probe/uprobes.h"
+#include "x86/indexed_table.h"
+#include "x86/uprobe_insn.h"
+
+/* Longer wait reason strings are not the table we look for. */
+#define REASON_MAX_LEN	64
+/* The first Go version whose syscall fast path bypasses casgstatus. */
+#define SYSCALL_FAST_PATH_MINOR	27
+/* runtime2.go: _Gdead; 1.27's _Gdeadextra (an extra M's g, parked for a
+ * cgo callback), a status no earlier version uses. */
+#define DEAD_STATUSES	((1u << 6) | (1u << 11))
+
+static const char *const part_names[GSTATE_PARKED] = {
+	[GSTATE_ON_CPU] = "on-CPU",
+	[GSTATE_RUNNABLE] = "runnable (P)",
+	[GSTATE_OFF_CPU] = "runnable (CPU)",
+	[GSTATE_SYSCALL] = "syscall",
+};
+
+/* Where a word argument PIECE is at entry, for BPF. */
+static int arg_of_piece(const struct go_abi_value *v, struct gstate_arg *a)
+{
+	const struct go_abi_piece *p = &v->pieces[0];
+
+	if (v->npieces != 1)
+		return -EINVAL;
+	if (p->kind == GO_PIECE_IREG && p->reg < 16 && !p->reg_offset) {
+		a->in_reg = 1;
+		a->reg = p->reg;
+		return 0;
+	}
+	if (p->kind == GO_PIECE_STACK && p->mem_offset > 0 &&
+	    p->mem_offset < 256) {
+		a->sp_offset = (__u16)p->mem_offset;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Where casgstatus(gp *g, oldval, newval uint32) and preemptPark(gp *g)
+ * find their arguments under BIN's ABI. */
+static int place_arguments(const struct go_binary *bin,
+			   struct gstate_config *c)
+{
+	static const struct go_type *const params[] = {
+		&go_type_uintptr, &go_type_uint32, &go_type_uint32,
+	};
+	struct go_abi_sig sig = { .params = params, .nparams = 3 };
+	struct go_abi_layout l;
+	int err;
+
+	err = go_abi__assign(bin->abi, &sig, &l);
+	if (err)
+		return err;
+	if (l.nargs != 3 || arg_of_piece(&l.args[0], &c->gp) ||
+	    arg_of_piece(&l.args[2], &c->newval))
+		err = gt_error(-ENOTSUP, "%s: cannot place runtime.casgstatus's arguments",
+			       bin->elf->path);
+	go_abi_layout__free(&l);
+	return err;
+}
+
+/* The wait reason strings, from the table runtime.waitReason.String
+ * indexes. */
+static int read_reasons(const struct go_binary *bin, struct gstate_tracker *t)
+{
+	const struct go_func *fn;
+	uint64_t table, n, ptrs[GSTATE_MAX_REASONS], len;
+	const uint8_t *p;
+	size_t i;
+	int err;
+
+	fn = go_binary__func_by_name(bin, "runtime.waitReason.String");
+	if (!fn)
+		return gt_error(-ENOTSUP, "%s has no runtime.waitReason.String to find the wait reasons by",
+				bin->elf->path);
+	err = indexed_table__find(bin, fn, &table, &n);
+	if (err)
+		return err;
+	if (!n || n > GSTATE_MAX_REASONS)
+		return gt_error(-ENOTSUP, "%s: %llu wait reasons, more than the %d the tracker tells apart",
+				bin->elf->path, (unsigned long long)n,
+				GSTATE_MAX_REASONS);
+	err = elf_file__read_pointers(bin->elf, table, n, 16, ptrs);
+	if (err)
+		return err;
+	t->reasons = calloc(n, sizeof(*t->reasons));
+	if (!t->reasons)
+		return gt_error(-ENOMEM, "out of memory");
+	t->nreasons = n;
+	for (i = 0; i < n; i++) {
+		err = elf_file__read_vaddr(bin->elf, table + i * 16 + 8, 8, &p);
+		if (err)
+			return err;
+		memcpy(&len, p, 8);
+		if (len > REASON_MAX_LEN ||
+		    (len && elf_file__read_vaddr(bin->elf, ptrs[i], len, &p)))
+			return gt_error(-ENOTSUP, "%s: wait reason %zu is not a string",
+					bin->elf->path, i);
+		t->reasons[i] = strndup(len ? (const char *)p : "", len);
+		if (!t->reasons[i])
+			return gt_error(-ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(t->reasons[i], "preempted"))
+			break;
+	if (i == n)
+		return gt_error(-ENOTSUP, "%s: no \"preempted\" wait reason",
+				bin->elf->path);
+	t->config.preempted_reason = (__u32)i;
+	return 0;
+}
+
+/* A probe at the entry of the runtime function NAME, with SITE as its
+ * cookie. */
+static int add_site(const struct go_binary *bin, struct gstate_tracker *t,
+		    const char *name, enum gstate_site site)
+{
+	const struct go_func *fn = go_binary__func_by_name(bin, name);
+	uint64_t off;
+
+	if (!fn)
+		return gt_error(-ENOTSUP, "%s has no %s to follow goroutines by",
+				bin->elf->path, name);
+	if (!uprobe_insn__probeable(bin->elf, fn->addr))
+		return gt_error(-ENOTSUP, "%s: the kernel cannot probe the entry of %s",
+				bin->elf->path, name);
+	if (elf_file__vaddr_to_offset(bin->elf, fn->addr, &off))
+		return gt_error(-ENOTSUP, "%s: %s is not in the file",
+				bin->elf->path, name);
+	t->site_offsets[t->nsites] = off;
+	t->site_cookies[t->nsites] = site;
+	t->nsites++;
+	return 0;
+}
+
+static int find_sites(const struct go_binary *bin, struct gstate_tracker *t)
+{
+	int minor = go_version__minor(bin->version), err;
+
+	err = add_site(bin, t, "runtime.casgstatus", GSTATE_SITE_CASGSTATUS);
+	if (!err)
+		err = add_site(bin, t, "runtime.preemptPark",
+			       GSTATE_SITE_PREEMPT_PARK);
+	if (err || (minor >= 0 && minor < SYSCALL_FAST_PATH_MINOR))
+		return err;
+	err = add_site(bin, t, "runtime.reentersyscall",
+		       GSTATE_SITE_SYSCALL_ENTER);
+	if (!err)
+		err = add_site(bin, t, "runtime.exitsyscall",
+			       GSTATE_SITE_SYSCALL_EXIT);
+	return err;
+}
+
+int gstate_tracker__open(const struct go_binary *bin,
+			 const struct goroutine_layout *layout,
+			 struct gstate_tracker **out)
+{
+	struct gstate_tracker *t;
+	int err;
+
+	*out = NULL;
+	if (bin->is_gccgo)
+		return gt_error(-ENOTSUP, "cannot follow the goroutines of %s: it is built by gccgo, whose scheduler (libgo) has no transitions to probe",
+				bin->elf->path);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return gt_error(-ENOMEM, "out of memory");
+	t->config.waitreason_offset = layout->waitreason_offset;
+	t->config.dead_statuses = DEAD_STATUSES;
+	err = place_arguments(bin, &t->config);
+	if (!err)
+		err = read_reasons(bin, t);
+	if (!err)
+		err = find_sites(bin, t);
+	if (err) {
+		gstate_tracker__close(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+const char *gstate_tracker__reason(const struct gstate_tracker *t,
+				   uint32_t r)
+{
+	return r < t->nreasons ? t->reasons[r] : "";
+}
+
+const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
+				      uint32_t slot)
+{
+	if (slot < GSTATE_PARKED)
+		return part_names[slot];
+	return gstate_tracker__reason(t, slot - GSTATE_PARKED);
+}
+
+int gstate_tracker__attach(struct gstate_tracker *t,
+			   struct bpf_program *site_prog,
+			   struct bpf_program *switch_prog, const char *path,
+			   pid_t pid)
+{
+	struct uprobe_list list = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->nsites && !err; i++)
+		err = uprobe_list__add(&list, t->site_offsets[i],
+				       t->site_cookies[i]);
+	if (!err)
+		err = uprobes__attach(site_prog, path, pid, &list, &t->probes);
+	uprobe_list__free(&list);
+	if (err)
+		return err;
+	t->switch_link = bpf_program__attach(switch_prog);
+	if (!t->switch_link) {
+		err = -errno;
+		uprobes__detach(t->probes);
+		t->probes = NULL;
+		return gt_error(err, "cannot attach to sched_switch: %s",
+				strerror(-err));
+	}
+	return 0;
+}
+
+void gstate_tracker__detach(struct gstate_tracker *t)
+{
+	bpf_link__destroy(t->switch_link);
+	t->switch_link = NULL;
+	uprobes__detach(t->probes);
+	t->probes = NULL;
+}
+
+void gstate_tracker__close(struct gstate_tracker *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	gstate_tracker__detach(t);
+	for (i = 0; i < t->nreasons; i++)
+		free(t->reasons[i]);
+	free(t->reasons);
+	free(t);
+}

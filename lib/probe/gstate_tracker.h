@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The goroutine-state tracker, user-space side: which runtime functions
+ * its probes go on, where their arguments are, and what its wait reasons
+ * are called, per Go version (the BPF side, bpf/gstate.bpf.h, says what
+ * the probes do).
+ *
+ * Sites: runtime.casgstatus(gp, old, new), through which (nearly) every
+ * change of a goroutine's status goes; runtime.preemptPark(gp), which
+ * parks a goroutine for the GC without it; and from Go 1.27 on (or when
+ * the version cannot be told), runtime.reentersyscall and
+ * runtime.exitsyscall, whose fast paths set _Gsyscall and back without it.
+ * Not followed: coroutine switches (iter.Pull, Go 1.23+), which hand a
+ * goroutine's status over without casgstatus; their time counts as the
+ * state before the switch.
+ *
+ * Wait reasons are the runtime's own strings: runtime.waitReasonStrings
+ * from .symtab, or in a stripped binary the table runtime.waitReason.String
+ * indexes (x86/indexed_table.h).
+ */
+#ifndef GOTOOLS_GSTATE_TRACKER_H
+#define GOTOOLS_GSTATE_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <bpf/libbpf.h>
+#include "gobin/go_binary.h"
+#include "goabi/goroutine.h"
+#include "gstate.h"
+
+struct gstate_tracker {
+	struct gstate_config config;	/* for the BPF programs' rodata */
+	char **reasons;			/* by runtime.waitReason */
+	size_t nreasons;
+	uint64_t site_offsets[4];	/* file offsets, by enum gstate_site */
+	uint64_t site_cookies[4];
+	size_t nsites;
+	struct uprobes *probes;		/* once attached */
+	struct bpf_link *switch_link;
+};
+
+/*
+ * The tracker of BIN's goroutines (LAYOUT from goroutine_layout__find()).
+ * Fails with -ENOTSUP and a one-line reason for gccgo (libgo's scheduler
+ * has no casgstatus to follow), when a site function or the wait reasons
+ * cannot be found, or the arguments cannot be placed.
+ */
+int gstate_tracker__open(const struct go_binary *bin,
+			 const struct goroutine_layout *layout,
+			 struct gstate_tracker **out);
+
+/* The runtime's name of wait reason R ("chan receive"); "" for reasons
+ * past the table. */
+const char *gstate_tracker__reason(const struct gstate_tracker *t,
+				   uint32_t r);
+
+/* The name of slot SLOT of struct gstate_times: "on-CPU", "runnable (P)"
+ * (ready, waiting for a P), "runnable (CPU)" (running, its thread off the
+ * CPU), "syscall", or the wait reason of a parked slot. */
+const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
+				      uint32_t slot);
+
+/*
+ * Attach SITE_PROG (gstate_site, loaded) to the site functions of the file
+ * PATH (PID > 0: in that process only) and SWITCH_PROG (gstate_switch) to
+ * sched_switch. Returns 0 or a negative errno with a reason; on failure
+ * nothing stays attached.
+ */
+int gstate_tracker__attach(struct gstate_tracker *t,
+			   struct bpf_program *site_prog,
+			   struct bpf_program *switch_prog, const char *path,
+			   pid_t pid);
+
+/* Detach T's probes (before the BPF object they run is destroyed). */
+void gstate_tracker__detach(struct gstate_tracker *t);
+
+/* Detach and free T (NULL is fine). */
+void gstate_tracker__close(struct gstate_tracker *t);
+
+#endif

@@ -1,0 +1,101 @@
+#!/bin/bash
+# gofunclatency -S against ground truth: the sched fixture's functions each
+# spend their time in one place (on a CPU, asleep, waiting on a channel, in
+# a system call, runnable behind a goroutine that holds the only P) and
+# time their own calls. For every Go version, default, stripped and PIE:
+# counts exact, totals within 2% of the fixture's, the parts of each
+# function adding up to its total within 2%, and at least 80% of its time
+# in the part it was built for.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gofunclatency
+PATTERN='main.sched*'
+
+# check_split TRUTH JSONOUT: the checks above.
+check_split() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+want_part = {
+    "main.schedSpin": ("on_cpu_ns", None),
+    "main.schedSleep": ("parked_ns", "sleep"),
+    "main.schedChan": ("parked_ns", "chan receive"),
+    "main.schedSyscall": ("syscall_ns", None),
+    "main.schedYield": ("runnable_ns", None),
+}
+parts = ("on_cpu_ns", "runnable_ns", "runnable_cpu_ns", "syscall_ns")
+got = {}
+for line in open(sys.argv[2]):
+    if line.startswith("{") and "on_cpu_ns" in line:
+        got[json.loads(line)["func"]] = json.loads(line)
+ok = True
+n = 0
+for line in open(sys.argv[1]):
+    name, count, total = line.split()
+    count, total = int(count), int(total)
+    n += 1
+    j = got.get(name)
+    if not j:
+        print("  %s: no -S line" % name)
+        ok = False
+        continue
+    t = j["total_ns"]
+    s = sum(j[p] for p in parts) + sum(j["parked_ns"].values())
+    key, reason = want_part[name]
+    part = j[key] if reason is None else j["parked_ns"].get(reason, 0)
+    if j["count"] != count or abs(t - total) > 0.02 * total or \
+       abs(s - t) > 0.02 * t or part < 0.8 * t:
+        print("  %s: fixture %d calls %d ns; tool %s" % (name, count, total,
+              json.dumps(j)))
+        ok = False
+sys.exit(0 if ok and n == 5 else 1)
+PY
+}
+
+split_run() {
+	local name=$1 f=$2
+	need_file "$f" || return
+	local out=$TMP/$name.out truth=$TMP/$name.truth
+	rm -f "$truth"
+	"$TOOL" -S -j -c "$f $truth" "$PATTERN" >"$out" 2>"$out.err"
+	local rc=$?
+	if [[ $rc -ne 0 || ! -s $truth ]]; then
+		fail "$name" "exit $rc: $(head -3 "$out.err")"
+	elif check_split "$truth" "$out"; then
+		pass "$name"
+	else
+		fail "$name" "the split differs from the fixture's own"
+	fi
+}
+
+for v in 15 19 21 23 25 27; do
+	for form in default stripped pie; do
+		split_run "split-go1.$v-$form" "$FIX/sched-go1.$v-$form"
+	done
+done
+
+# The text: a table per function after the histogram, each part named.
+test_text() {
+	local f=$FIX/sched-go1.27-default out=$TMP/text.out
+	need_file "$f" || return
+	"$TOOL" -S -m -c "$f $TMP/text.truth" "$PATTERN" >"$out" 2>&1
+	check "split text: header" grep -q '^Where the time went:$' "$out"
+	check "split text: sleep" grep -qE '^main\.schedSleep: 5 calls, total [0-9]+ msecs$' "$out"
+	check "split text: parked part" grep -qE '^    parked: sleep +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
+	check "split text: syscall part" grep -qE '^    syscall +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
+	check "split text: runnable part" grep -qE '^    runnable \(P\) +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
+}
+test_text
+
+# gccgo: refused in one line, nothing attached.
+test_gccgo() {
+	local f=$FIX/latency-gccgo out=$TMP/gccgo.out rc
+	need_file "$f" || return
+	"$TOOL" -S -c "$f $TMP/gccgo.truth" 'main.lat*' >"$out" 2>&1
+	rc=$?
+	check "split gccgo: refused" test "$rc" -ne 0
+	check "split gccgo: one line naming gccgo" \
+		bash -c "[[ \$(wc -l <'$out') -eq 1 ]] && grep -q '^gofunclatency: .*gccgo' '$out'"
+	check "split gccgo: nothing left attached" no_links_left
+}
+test_gccgo
+
+finish

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gstate_tracker: the wait reasons the tracker names, and where it finds
+ * the runtime's transitions.
+ *
+ * Ground truth for the wait reasons is gdb's print of
+ * runtime.waitReasonStrings (from DWARF and .symtab) in the default build
+ * of each Go version; the tracker reads them from the machine code of
+ * runtime.waitReason.String and the table's relocated pointers, in the
+ * default, stripped, PIE and cgo (externally linked) builds, and in
+ * Debian's caddy (Go 1.19, externally linked PIE, stripped).
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdbool.h>
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "probe/gstate_tracker.h"
+#include "test.h"
+
+static const int versions[] = { 15, 19, 21, 23, 25, 27 };
+#define NVERSIONS (sizeof(versions) / sizeof(versions[0]))
+#define MAX_REASONS 64
+
+struct reasons {
+	char *s[MAX_REASONS];
+	size_t n;
+};
+
+/* runtime.waitReasonStrings of PATH per gdb. */
+static bool gdb_reasons(const char *path, struct reasons *r)
+{
+	char cmd[8192], *line = NULL, *p;
+	size_t cap = 0;
+	regmatch_t m[2];
+	regex_t re;
+	FILE *f;
+	bool ok = false;
+
+	r->n = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "gdb -batch -iex 'set auto-load no' -ex 'set print elements 0' "
+		 "-ex \"p 'runtime.waitReasonStrings'\" '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	if (!f || regcomp(&re, "0x[0-9a-f]+ \"([^\"]*)\"", REG_EXTENDED))
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "$1 = {", 6))
+			continue;
+		for (p = line; r->n < MAX_REASONS &&
+		     !regexec(&re, p, 2, m, 0); p += m[0].rm_eo)
+			r->s[r->n++] = strndup(p + m[1].rm_so,
+					       m[1].rm_eo - m[1].rm_so);
+		ok = r->n > 0;
+	}
+	free(line);
+	regfree(&re);
+	return pclose(f) == 0 && ok;
+}
+
+static void reasons_free(struct reasons *r)
+{
+	while (r->n)
+		free(r->s[--r->n]);
+}
+
+static struct gstate_tracker *open_tracker(const char *path)
+{
+	struct goroutine_layout layout;
+	struct gstate_tracker *t = NULL;
+	struct go_binary *bin;
+	int err;
+
+	err = go_binary__open(path, &bin);
+	CHECK_EQ_INT(err, 0);
+	if (err)
+		return NULL;
+	err = goroutine_layout__find(bin, &layout);
+	if (!err)
+		err = gstate_tracker__open(bin, &layout, &t);
+	if (err)
+		fprintf(stderr, "%s: %s\n", path, gt_last_error());
+	CHECK_EQ_INT(err, 0);
+	go_binary__close(bin);
+	return t;
+}
+
+/* The tracker of PATH names the reasons of WANT, and finds its sites. */
+static void check_tracker(const char *path, const struct reasons *want,
+			  int minor)
+{
+	struct gstate_tracker *t = open_tracker(path);
+	size_t i;
+
+	if (!t)
+		return;
+	CHECK_EQ_INT(t->nreasons, want->n);
+	for (i = 0; i < t->nreasons && i < want->n; i++)
+		CHECK_EQ_STR(t->reasons[i], want->s[i]);
+	CHECK_EQ_STR(gstate_tracker__reason(t, t->config.preempted_reason),
+		     "preempted");
+	CHECK_EQ_STR(gstate_tracker__slot_name(t, GSTATE_PARKED + 2),
+		     want->s[2]);
+	CHECK_EQ_STR(gstate_tracker__slot_name(t, GSTATE_SYSCALL), "syscall");
+	/* casgstatus, preemptPark; from 1.27 the syscall fast path's two */
+	CHECK_EQ_INT(t->nsites, minor >= 27 ? 4 : 2);
+	/* abi-internal.md: gp, oldval, newval in RAX, RBX, RCX; before 1.17
+	 * on the stack after the return address */
+	if (minor >= 17) {
+		CHECK(t->config.gp.in_reg && t->config.gp.reg == 0);
+		CHECK(t->config.newval.in_reg && t->config.newval.reg == 2);
+	} else {
+		CHECK(!t->config.gp.in_reg && t->config.gp.sp_offset == 8);
+		CHECK(!t->config.newval.in_reg &&
+		      t->config.newval.sp_offset == 20);
+	}
+	gstate_tracker__close(t);
+}
+
+TEST(reasons_equal_gdb)
+{
+	static const char *forms[] = { "default", "stripped", "pie", "cgo" };
+	struct reasons want;
+	char name[64], path[4096];
+	size_t i, f;
+
+	for (i = 0; i < NVERSIONS; i++) {
+		snprintf(name, sizeof(name), "count-go1.%d-default",
+			 versions[i]);
+		snprintf(path, sizeof(path), "%s", test_fixture(name));
+		CHECK(gdb_reasons(path, &want));
+		if (!want.n)
+			continue;
+		for (f = 0; f < 4; f++) {
+			snprintf(name, sizeof(name), "count-go1.%d-%s",
+				 versions[i], forms[f]);
+			snprintf(path, sizeof(path), "%s", test_fixture(name));
+			check_tracker(path, &want, versions[i]);
+		}
+		/* Debian's caddy: Go 1.19, externally linked, PIE */
+		if (versions[i] == 19)
+			check_tracker(test_fixture("caddy-2.6.2"), &want, 19);
+		reasons_free(&want);
+	}
+}
+
+TEST(gccgo_refused)
+{
+	struct gstate_tracker *t = (void *)1;
+	struct goroutine_layout layout = { 0 };
+	struct go_binary *bin;
+	int err;
+
+	err = go_binary__open(test_fixture("count-gccgo"), &bin);
+	CHECK_EQ_INT(err, 0);
+	if (err)
+		return;
+	CHECK_EQ_INT(gstate_tracker__open(bin, &layout, &t), -ENOTSUP);
+	CHECK(t == NULL);
+	CHECK(strstr(gt_last_error(), "gccgo") != NULL);
+	go_binary__close(bin);
+}
+
+int main(void)
+{
+	RUN(reasons_equal_gdb);
+	RUN(gccgo_refused);
+	return TEST_SUMMARY();
+}
