@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Benchmarks of gofunccount, gofunclatency and gotrace against bpftrace and
+# Benchmarks of gofunccount, gofunclatency, gotrace and gofuncgraph against bpftrace and
 # against an empty BPF program, measured side by side in one run
 # (`make bench`):
 #
@@ -15,6 +15,10 @@
 #   5. gotrace: cost per call printing an int and a string, against bpftrace
 #      and an empty BPF program, and the events a second it prints with none
 #      lost; the same for a %v of a struct (bench/trace.sh)
+#   6. gofunclatency -S on a scheduler-heavy loop, against gofunclatency
+#      without -S, the untraced loop and an empty BPF program at the
+#      tracker's sites; gofuncgraph's cost per recorded call and roots a
+#      second (bench/sched.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
@@ -23,7 +27,8 @@
 # BENCH_SERVER (the server of section 1's whole-binary rows, caddy-2.6.2),
 # BENCH_LAT_CALLS (calls of section 4b, 1000000), BENCH_TRACE_SECS (seconds
 # of each paced run of section 5b, 2), BENCH_TRACE_RATE (its first rate,
-# 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2).
+# 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2),
+# BENCH_SCHED_ITEMS (items of section 6a, 20000).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,10 +92,11 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 "$ROOT/bench/rss.sh"
 "$ROOT/bench/latency.sh"
 "$ROOT/bench/trace.sh"
+"$ROOT/bench/sched.sh"
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3 4a 4b 5a 5b 5c; do
+for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done

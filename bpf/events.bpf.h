@@ -31,4 +31,17 @@ static __always_inline void events__lost(void)
 		__sync_fetch_and_add(n, 1);
 }
 
+/*
+ * The flags to submit an event with: the reader is woken when a quarter of
+ * the ring buffer waits (it polls every 100 ms anyway), not per event,
+ * which would cost more than the probe itself and take a CPU from the
+ * traced program. (A plain submit wakes it only when the buffer was empty
+ * before, which events submitted without a wakeup keep from happening.)
+ */
+static __always_inline __u64 events__wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= RINGBUF_SIZE / 4 ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 #endif

@@ -64,11 +64,9 @@ static __always_inline bool send(__u64 id, const struct graph_key *key,
 	e->kind = kind;
 	e->flags = flags;
 	e->pad = 0;
-	/* Only a root's end wakes the reader (which polls every 100 ms
-	 * anyway): a wakeup per event would take the CPU from the traced
-	 * goroutines, and show in their trees as runnable (CPU). */
-	bpf_ringbuf_submit(e, kind == GRAPH_EXIT && (flags & GRAPH_ROOT) ?
-			      0 : BPF_RB_NO_WAKEUP);
+	/* (a wakeup per event would also show in the traced goroutines'
+	 * trees, as runnable (CPU)) */
+	bpf_ringbuf_submit(e, events__wakeup());
 	return true;
 }
 

@@ -520,7 +520,7 @@ int trace_hit(struct pt_regs *ctx)
 		ctx->r12, ctx->r13, ctx->r14, ctx->r15,
 	};
 	__u32 idx = COOKIE_INDEX(cookie), zero = 0;
-	__u64 size, flags;
+	__u64 size;
 	struct task_struct *task;
 	struct trace_plan *plan;
 	struct trace_event *e;
@@ -559,9 +559,7 @@ int trace_hit(struct pt_regs *ctx)
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
 		read_stack(e, ctx, cookie);
-	/* only the strings the plan reads; the reader is woken when a
-	 * quarter of the ring buffer waits (it polls every 100 ms anyway):
-	 * a wake-up per event would cost more than the probe itself */
+	/* only the strings the plan reads */
 	if (plan->nvroots && !e->tail)
 		size = __builtin_offsetof(struct trace_event, value) +
 		       (e->value_len & (2 * TRACE_VALUE_MAX - 1));
@@ -570,9 +568,7 @@ int trace_hit(struct pt_regs *ctx)
 		       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
-	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= RINGBUF_SIZE / 4 ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&events, e, size, flags))
+	if (bpf_ringbuf_output(&events, e, size, events__wakeup()))
 		events__lost();
 	return 0;
 }
