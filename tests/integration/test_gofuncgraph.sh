@@ -4,7 +4,8 @@
 # call tree (recursion, a panic recovered two frames up, a sleep, a channel
 # wait, stack growth) and writing it when the root returns. gofuncgraph's
 # trees of the same functions must be the fixture's, as a multiset, on
-# every Go version the tests build, stripped and PIE too; the frames the panic
+# every Go version the tests build, stripped, PIE and cgo (linked
+# externally) too; the frames the panic
 # unwound are marked; durations nest (no call longer than its caller) and
 # a root that slept 2 ms took at least that. Where the goroutines waited
 # is in the trees: main.sleeper parked for "sleep" at least the 2 ms it
@@ -154,6 +155,7 @@ for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v" "graph-go$v-default" exact 0
 	graph_run "trees go$v stripped" "graph-go$v-stripped" exact 0
 	graph_run "trees go$v PIE" "graph-go$v-pie" exact 0
+	graph_run "trees go$v cgo" "graph-go$v-cgo" exact 0
 done
 graph_run "--no-waits" graph-go1.25-default nowaits 0 --no-waits
 graph_run "-t 1900us" graph-go1.27-default threshold 1900000 -t 1900us
