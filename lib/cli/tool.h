@@ -136,8 +136,9 @@ void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
 
 struct ring_buffer;
 
-/* Wait up to 100 ms for events of RB and handle them. Returns 0 (an
- * interrupted wait too), or a negative errno with a reason. */
+/* Wait up to 100 ms for events of RB and handle them, those sent
+ * without a wakeup too. Returns 0 (an interrupted wait too), or a negative
+ * errno with a reason. */
 int tool__poll_events(struct ring_buffer *rb);
 
 /* "Detaching...", where tool__print_tracing() prints. */

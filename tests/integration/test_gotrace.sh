@@ -685,5 +685,25 @@ bad_probe "%T of a non-interface" 'main.greet "%T" n'
 bad_probe "a filter with a bad operator" 'main.addInts (goarg1 <> 5) "%d" goarg1'
 BAD_FIXTURE=args-go1.23-stripped bad_probe "a name without DWARF" 'main.greet "%s %d" name, n'
 
+# Live: a slow trickle of events (main.cold, 100 a second) is printed
+# while the program runs, within the tool's 100 ms polls, not only once a
+# quarter of the ring buffer has filled or at the end.
+test_live() {
+	local f=$FIX/hotcold-go1.27-default out=$TMP/live.out n
+	need_file "$f" || return
+	"$f" 4 "$TMP/live.truth" &
+	local fpid=$!
+	wait_exec "$fpid" "$f"
+	"$TOOL" -p "$fpid" main.cold >"$out" 2>&1 &
+	local tpid=$!
+	sleep 2
+	n=$(grep -c 'main.cold' "$out")
+	kill -INT "$tpid"
+	wait "$tpid"
+	wait "$fpid"
+	check "live: events printed while the program runs ($n after 2 s)" test "$n" -ge 50
+}
+test_live
+
 check "no probe left attached" no_links_left
 finish
