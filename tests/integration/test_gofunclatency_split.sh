@@ -85,6 +85,44 @@ test_text() {
 }
 test_text
 
+# Only goroutines with a traced call in flight are tracked: under -S
+# main.cold (one goroutine, a call every 10 ms) the tracker's map holds one
+# goroutine at most; under -S of a function never called, none, while the
+# other goroutine of the program switches all along.
+tracked_max() {
+	local max=0 n
+	for _ in $(seq 15); do
+		# distinct goroutines; an entry deleted while bpftool walks
+		# the keys shows as "<no entry>", and may come back
+		n=$(bpftool map dump name gstates 2>/dev/null |
+			grep -oE '"g": [0-9]+' | sort -u | wc -l)
+		[[ -n $n && $n -gt $max ]] && max=$n
+		sleep 0.1
+	done
+	echo "$max"
+}
+test_tracked() {
+	local f=$FIX/hotcold-go1.27-default func=$1 want=$2 out=$TMP/tracked.out
+	need_file "$f" || return
+	"$f" 8 "$TMP/tracked.truth" &
+	local fpid=$!
+	wait_exec "$fpid" "$f"
+	"$TOOL" -S -p "$fpid" "$func" >"$out" 2>&1 &
+	local tpid=$!
+	sleep 1
+	local max
+	max=$(tracked_max)
+	kill -INT "$tpid"
+	wait "$tpid"
+	kill "$fpid"
+	wait "$fpid" 2>/dev/null
+	check "tracked goroutines under -S $func: at most $want ($max)" test "$max" -le "$want"
+	[[ $func == main.cold ]] && check "tracked goroutines under -S main.cold: one while a call is in flight" test "$max" -eq 1
+}
+test_tracked main.cold 1
+test_tracked main.hot 1
+test_tracked fmt.Fprintln 0
+
 # gccgo: refused in one line, nothing attached.
 test_gccgo() {
 	local f=$FIX/latency-gccgo out=$TMP/gccgo.out rc
