@@ -35,19 +35,6 @@ GOROOT=$(dirname "$(dirname "$GO")") GOTOOLCHAIN=local GOFLAGS=-mod=mod \
 	"$GO" build -o "$LATLOOP" "$(dirname "${BASH_SOURCE[0]}")/latloop/main.go" ||
 	die "cannot build bench/latloop with $GO"
 
-# file_offset BIN ADDR: the file offset of virtual address ADDR (hex).
-file_offset() {
-	local type off va fsz rest a=$(($2))
-	while read -r type off va _ fsz rest; do
-		[[ $type == LOAD ]] || continue
-		if ((a >= va && a < va + fsz)); then
-			printf '0x%x\n' $((a - va + off))
-			return
-		fi
-	done < <(readelf -lW "$1")
-	die "$2 is not in a loaded segment of $1"
-}
-
 # ---- 4a. per call
 measure --log "$W/site.log" --target "$LOOP -wait -n 1000" -- \
 	"$GOFUNCLATENCY" -v -p '{pid}' main.f >/dev/null
@@ -174,9 +161,13 @@ tool_maps() {
 snapshot() {
 	local maps starts entries mem rss
 	maps=$(tool_maps "$tp")
-	# The pairing map is the tool's only LRU hash (BPF_MAP_TYPE_LRU_HASH, 9).
-	starts=$(awk '$2 == 9 { print $1 }' <<<"$maps")
-	[[ $(wc -w <<<"$starts") -eq 1 ]] || die "no single LRU hash map in gofunclatency $tp: $maps"
+	# The pairing map: the tool's LRU hash (BPF_MAP_TYPE_LRU_HASH, 9)
+	# named starts.
+	starts=$(for id in $(awk '$2 == 9 { print $1 }' <<<"$maps"); do
+		bpftool -j map show id "$id" |
+			python3 -c 'import json, sys; m = json.load(sys.stdin); print(m["id"] if m["name"] == "starts" else "")'
+	done)
+	[[ $(wc -w <<<"$starts") -eq 1 ]] || die "no single LRU hash map named starts in gofunclatency $tp: $maps"
 	entries=$(bpftool -j map dump id "$starts" |
 		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))') ||
 		die "cannot dump map $starts"

@@ -37,6 +37,19 @@ table_count() {
 	awk -v n="$2" '$1 == n && NF == 2 { c = $2 } END { print c + 0 }' "$1"
 }
 
+# file_offset BIN ADDR: the file offset of virtual address ADDR (hex).
+file_offset() {
+	local type off va fsz rest a=$(($2))
+	while read -r type off va _ fsz rest; do
+		[[ $type == LOAD ]] || continue
+		if ((a >= va && a < va + fsz)); then
+			printf '0x%x\n' $((a - va + off))
+			return
+		fi
+	done < <(readelf -lW "$1")
+	die "$2 is not in a loaded segment of $1"
+}
+
 # bpftrace runs: uprobes on stripped binaries (by file offset) need --unsafe;
 # the default limits refuse more than 512 probes and programs.
 export BPFTRACE_MAX_PROBES=1000000 BPFTRACE_MAX_BPF_PROGS=1000000

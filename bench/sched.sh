@@ -38,20 +38,12 @@ GOROOT=$(dirname "$(dirname "$GO")") GOTOOLCHAIN=local GOFLAGS=-mod=mod \
 	"$GO" build -o "$SCHEDLOOP" "$(dirname "${BASH_SOURCE[0]}")/schedloop/main.go" ||
 	die "cannot build bench/schedloop with $GO"
 
-# file_offset BIN SYMBOL: the file offset of a function's entry.
-file_offset() {
-	local addr type off va fsz rest a
+# entry_offset BIN SYMBOL: the file offset of a function's entry.
+entry_offset() {
+	local addr
 	addr=$("$GO" tool nm "$1" | awk -v s="$2" '$3 == s { print $1 }')
 	[[ -n $addr ]] || die "no $2 in $1"
-	a=$((0x$addr))
-	while read -r type off va _ fsz rest; do
-		[[ $type == LOAD ]] || continue
-		if ((a >= va && a < va + fsz)); then
-			printf '0x%x\n' $((a - va + off))
-			return
-		fi
-	done < <(readelf -lW "$1")
-	die "$2 is not in a loaded segment of $1"
+	file_offset "$1" "0x$addr"
 }
 
 hist_count() { sed -nE 's/.*, count: ([0-9]+)$/\1/p' "$1" | tail -1; }
@@ -78,8 +70,8 @@ run() {
 }
 
 # ---- 6a
-cas=$(file_offset "$SCHEDLOOP" runtime.casgstatus)
-park=$(file_offset "$SCHEDLOOP" runtime.preemptPark)
+cas=$(entry_offset "$SCHEDLOOP" runtime.casgstatus)
+park=$(entry_offset "$SCHEDLOOP" runtime.preemptPark)
 R=$W/results-6a
 : >"$R"
 T="$SCHEDLOOP -wait -n $ITEMS"
@@ -128,12 +120,7 @@ addrs=$(sed -nE 's/^probe main\.(f|leaf) (entry|exit) at (0x[0-9a-f]+) .*/\3/p' 
 [[ $(wc -w <<<"$addrs") -ge 4 ]] || die "gofuncgraph -v printed no probes of main.f and main.leaf: $W/graph-site.log"
 offs=()
 for a in $addrs; do
-	while read -r type off va _ fsz rest; do
-		[[ $type == LOAD ]] || continue
-		if ((a >= va && a < va + fsz)); then
-			offs+=("$(printf '0x%x' $((a - va + off)))")
-		fi
-	done < <(readelf -lW "$LOOP")
+	offs+=("$(file_offset "$LOOP" "$a")")
 done
 R=$W/results-6b
 : >"$R"

@@ -23,6 +23,7 @@
  */
 #include "gotools.bpf.h"
 #include "events.bpf.h"
+#include "stack.bpf.h"
 #include "gofuncgraph.h"
 
 const volatile __u32 goid_offset = 152;
@@ -30,6 +31,7 @@ const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
 const volatile __u32 max_events = 4096;	/* -M: per root call */
 const volatile bool waits = false;	/* follow the goroutine's states */
+const volatile bool user_stack = false;	/* -U: each root's stack */
 
 #include "gstate.bpf.h"
 
@@ -68,6 +70,33 @@ static __always_inline bool send(__u64 id, const struct graph_key *key,
 	 * trees, as runnable (CPU)) */
 	bpf_ringbuf_submit(e, events__wakeup());
 	return true;
+}
+
+/* -U: the user stack at the entry of the root of KEY. */
+static __always_inline void send_stack(struct pt_regs *ctx, __u64 cookie,
+				       __u64 id, const struct graph_key *key)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct graph_stack *s;
+
+	s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		events__lost();
+		return;
+	}
+	s->head.ts = bpf_ktime_get_ns();
+	s->head.goid = key->goid;
+	s->head.frame = 0;
+	s->head.func = 0;
+	s->head.pid = id >> 32;
+	s->head.tid = (__u32)id;
+	s->head.kind = GRAPH_STACK;
+	s->head.flags = 0;
+	s->head.pad = 0;
+	s->start_code = BPF_CORE_READ(task, mm, start_code);
+	s->nframes = user_stack__read(ctx, cookie, true, s->frames);
+	s->pad = 0;
+	bpf_ringbuf_submit(s, events__wakeup());
 }
 
 /* An event inside the root of ST, within its budget; else the root is
@@ -128,6 +157,8 @@ int graph_entry(struct pt_regs *ctx)
 	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
 		return 0;
 	send(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	if (user_stack)
+		send_stack(ctx, cookie, id, &key);
 	if (waits) {
 		struct gstate_key gkey = { .g = g, .tgid = key.tgid };
 		struct gstate *gs;

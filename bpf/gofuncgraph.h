@@ -4,6 +4,7 @@
 #define GOFUNCGRAPH_H
 
 #include "gstate.h"
+#include "stack.h"
 
 enum graph_event_kind {
 	GRAPH_ENTRY,
@@ -11,6 +12,8 @@ enum graph_event_kind {
 	GRAPH_WAIT,	/* the goroutine was not running: func is the slot
 			 * (enum gstate_part, parked + reason), frame the
 			 * wait's duration, ts its end */
+	GRAPH_STACK,	/* -U: a struct graph_stack, the user stack at a
+			 * root's entry */
 };
 
 #define GRAPH_ROOT	1	/* the entry or the exit of the root call */
@@ -28,6 +31,15 @@ struct graph_event {
 	__u8 kind;
 	__u8 flags;
 	__u16 pad;
+};
+
+/* -U: the stack at a root's entry, sent right after the root's entry. */
+struct graph_stack {
+	struct graph_event head;	/* kind GRAPH_STACK */
+	__u64 start_code;		/* mm->start_code: where a PIE is */
+	__u32 nframes;
+	__u32 pad;
+	__u64 frames[STACK_MAX_FRAMES];	/* the PC, then return addresses */
 };
 
 /* A goroutine inside a root call: where the root's frame is, how many

@@ -12,6 +12,7 @@
  */
 #include "gotools.bpf.h"
 #include "events.bpf.h"
+#include "stack.bpf.h"
 #include "gotrace.h"
 
 const volatile bool user_stack = false;	/* -U */
@@ -264,32 +265,6 @@ static __always_inline bool filter_passes(const struct trace_event *e,
 		}
 	}
 	return any;
-}
-
-/* The PC, the return address at SP where the frame is not set up or
- * already torn down (an entry, an exit), then the frame pointer chain. */
-static __always_inline void read_stack(struct trace_event *e,
-				       struct pt_regs *ctx, __u64 cookie)
-{
-	__u64 fp = ctx->bp, ret = 0, frame[2];
-	__u32 n = 1, i;
-
-	e->frames[0] = ctx->ip;
-	if (!(cookie & COOKIE_IN_FRAME) &&
-	    !bpf_probe_read_user(&ret, sizeof(ret), (void *)ctx->sp) && ret)
-		e->frames[n++] = ret;
-	for (i = 0; i < TRACE_MAX_FRAMES - 2 && frame_pointers; i++) {
-		if (!fp || bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
-		    !frame[1])
-			break;
-		e->frames[n & (TRACE_MAX_FRAMES - 1)] = frame[1];
-		n++;
-		/* callers' frames lie higher on the stack */
-		if (frame[0] <= fp)
-			break;
-		fp = frame[0];
-	}
-	e->nframes = n;
 }
 
 /* The word at OFF of the event's %v memory (OFF is 8-byte aligned). */
@@ -558,7 +533,8 @@ int trace_hit(struct pt_regs *ctx)
 		read_values(e, plan, e->start_code);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (user_stack)
-		read_stack(e, ctx, cookie);
+		e->nframes = user_stack__read(ctx, cookie, frame_pointers,
+					      e->frames);
 	/* only the strings the plan reads */
 	if (plan->nvroots && !e->tail)
 		size = __builtin_offsetof(struct trace_event, value) +

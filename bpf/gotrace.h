@@ -3,12 +3,13 @@
 #ifndef GOTRACE_H
 #define GOTRACE_H
 
+#include "stack.h"
+
 #define TRACE_MAX_WORDS		32	/* words read per event */
 #define TRACE_MAX_STRS		4	/* strings ([]byte too) per probe */
 #define TRACE_STR_MAX		512	/* bytes of one string, the bound of -Z */
 #define TRACE_MAX_TERMS		8	/* comparisons in a filter */
 #define TRACE_TERM_STR_MAX	64	/* bytes of a string a filter compares */
-#define TRACE_MAX_FRAMES	32	/* -U: return addresses of a stack */
 #define TRACE_NO_BASE		0xff
 #define TRACE_MAX_VROOTS	8	/* references %v values start from */
 #define TRACE_VALUE_MAX		4096	/* bytes of %v memory per event, the
@@ -189,7 +190,7 @@ struct trace_event {
 	__u32 nframes;		/* -U: frames[0..nframes) */
 	char comm[16];
 	__u64 words[TRACE_MAX_WORDS];
-	__u64 frames[TRACE_MAX_FRAMES];	/* the PC, then return addresses */
+	__u64 frames[STACK_MAX_FRAMES];	/* the PC, then return addresses */
 	__u32 str_len[TRACE_MAX_STRS];	/* bytes copied into str[i] */
 	char str[TRACE_MAX_STRS][TRACE_STR_MAX];
 	/* %v: chunks (a struct trace_chunk, then its bytes) in

@@ -32,6 +32,8 @@
 #include "probe/gstate_tracker.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
+#include "cli/user_stack.h"
+#include "trace/traced_binary.h"
 #include "gofuncgraph.h"
 #include "gofuncgraph.skel.h"
 
@@ -46,6 +48,7 @@ static struct env {
 	long max_depth;			/* -D, 0: all */
 	long max_events;		/* -M */
 	bool no_waits;			/* --no-waits */
+	bool user_stack;		/* -U */
 } env = { .max_events = 4096 };
 
 const char *argp_program_version = TOOL " 0.1";
@@ -53,7 +56,7 @@ static const char doc[] =
 "Trace the call tree of each call of a Go function, per goroutine.\n"
 "\n"
 "USAGE: gofuncgraph [-h] [-p PID | -c CMD] [-t DURATION] [-D DEPTH]\n"
-"                   [-M MAX] [-d DURATION] [-r] [-v] [-j]\n"
+"                   [-M MAX] [-d DURATION] [-U] [-r] [-v] [-j] [--no-waits]\n"
 "                   [--debug-file FILE] [BINARY:]ROOT [PATTERN ...]\n"
 "\n"
 "When a goroutine enters a function matching ROOT, the calls and returns of\n"
@@ -78,6 +81,7 @@ static const char doc[] =
 "    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
 "    gofuncgraph -p 181 -t 10ms main.handle  # only those of 10 ms or more\n"
 "    gofuncgraph -p 181 -D 3 'main.(*S).serve' 'main.*' 'encoding/json.*'\n"
+"    gofuncgraph -U -p 181 -t 50ms main.handle  # and where each began\n"
 "    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
 
 enum { OPT_NO_WAITS = 1000 };
@@ -87,6 +91,7 @@ static const struct argp_option opts[] = {
 	{ "threshold", 't', "DURATION", 0, "Print only root calls that took at least DURATION (10ms, 500us, 2s; a plain number is in microseconds)", 0 },
 	{ "depth", 'D', "DEPTH", 0, "Print calls at most DEPTH deep (the root is 1)", 0 },
 	{ "max-events", 'M', "MAX", 0, "Record at most MAX calls and returns per root call (default 4096); cut beyond", 0 },
+	{ "user-stack", 'U', NULL, 0, "Print the user stack of each root call, where it began", 0 },
 	{ "regexp", 'r', NULL, 0, "Patterns are regular expressions", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines: one object per root call", 0 },
 	{ "no-waits", OPT_NO_WAITS, NULL, 0, "Do not show where goroutines waited (no probes on the scheduler)", 0 },
@@ -127,6 +132,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_NO_WAITS:
 		env.no_waits = true;
 		return 0;
+	case 'U':
+		env.user_stack = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		if (env.npatterns == MAX_PATTERNS)
 			tool__usage_error("more than %d patterns", MAX_PATTERNS);
@@ -153,6 +161,9 @@ struct node {
 struct tree {
 	__u64 goid;
 	__u32 pid, tid;
+	__u64 stack[STACK_MAX_FRAMES];	/* -U: at the root's entry */
+	__u32 nstack;
+	__u64 start_code;
 	struct node *nodes;
 	size_t n, cap;
 	size_t *open;		/* indexes of the open nodes, innermost last */
@@ -163,6 +174,7 @@ struct tree {
 struct grapher {
 	const struct call_probes *cp;
 	const struct gstate_tracker *tracker;	/* NULL: --no-waits */
+	struct traced_binary *tb;	/* -U: names the stacks' frames */
 	struct tree *trees;	/* one per goroutine inside a root */
 	struct timespec mono, wall;	/* the same moment on both clocks */
 	long nroots;
@@ -337,6 +349,9 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 	       g->cp->names[root->func], (unsigned long long)t->goid, t->pid,
 	       t->tid, start, (root->end - root->start) / 1000.0,
 	       cut ? " (cut: more than -M events)" : "");
+	if (env.user_stack)
+		user_stack__print(g->tb, stdout, false, t->pid, t->start_code,
+				  t->stack, t->nstack);
 	for (i = 0; i < t->n; i++) {
 		const struct node *nd = &t->nodes[i];
 
@@ -427,10 +442,17 @@ static void print_json(const struct grapher *g, const struct tree *t, bool cut)
 	printf("{\"goid\":%llu,\"pid\":%u,\"tid\":%u,\"func\":",
 	       (unsigned long long)t->goid, t->pid, t->tid);
 	json_print_string(stdout, g->cp->names[root->func]);
-	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s,\"calls\":",
+	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s",
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),
 	       cut ? ",\"cut\":true" : "");
+	if (env.user_stack) {
+		printf(",\"stack\":[");
+		user_stack__print(g->tb, stdout, true, t->pid, t->start_code,
+				  t->stack, t->nstack);
+		printf("]");
+	}
+	printf(",\"calls\":");
 	print_json_calls(g, t, 1, root->depth);
 	printf("}\n");
 }
@@ -446,6 +468,18 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (e->kind == GRAPH_WAIT) {
 		t = tree_of(g, e->goid, false);
 		return t && e->func < GSTATE_NSLOTS ? tree_wait(t, e) : 0;
+	}
+	if (e->kind == GRAPH_STACK) {
+		const struct graph_stack *st = data;
+
+		t = tree_of(g, e->goid, false);
+		if (!t || size < sizeof(*st))
+			return 0;
+		t->nstack = st->nframes < STACK_MAX_FRAMES ? st->nframes :
+							     STACK_MAX_FRAMES;
+		memcpy(t->stack, st->frames, t->nstack * sizeof(t->stack[0]));
+		t->start_code = st->start_code;
+		return 0;
 	}
 	if (e->func >= g->cp->nrows)
 		return 0;
@@ -553,6 +587,7 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	skeleton__set_goroutine(obj->rodata, layout);
 	obj->rodata->max_events = env.max_events;
 	obj->rodata->waits = tracker != NULL;
+	obj->rodata->user_stack = env.user_stack;
 	err = skeleton__set_gstate(obj, tracker);
 	if (!err)
 		err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
@@ -609,6 +644,7 @@ int main(int argc, char **argv)
 	struct gofuncgraph_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
 	struct gstate_tracker *tracker = NULL;
+	struct traced_binary tb = { 0 };
 	struct grapher g = { .cp = &cp };
 	char *pkg = NULL;
 	__u8 *roots = NULL;
@@ -641,6 +677,13 @@ int main(int argc, char **argv)
 	if (!err && !env.no_waits)
 		err = gstate_tracker__open(target.bin, &layout, &tracker);
 	g.tracker = tracker;
+	if (!err && env.user_stack) {
+		err = traced_binary__open(&tb, target.path, target.bin);
+		if (!err)
+			traced_binary__load_names(&tb, false, true,
+						  env.tool.verbose);
+		g.tb = &tb;
+	}
 	if (!err)
 		err = plan(&cp, fps, nfps, &target, &roots);
 	if (!err)
@@ -664,6 +707,8 @@ int main(int argc, char **argv)
 		gstate_tracker__detach(tracker);
 	gofuncgraph_bpf__destroy(obj);
 	gstate_tracker__close(tracker);
+	if (env.user_stack)
+		traced_binary__close(&tb);
 	while (g.trees)
 		tree_free(&g, g.trees);
 	call_probes__free(&cp);

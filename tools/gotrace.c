@@ -38,6 +38,7 @@
 #include "probe/target.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
+#include "cli/user_stack.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
 #include "trace/traced_binary.h"
@@ -330,51 +331,10 @@ static const char *type_name(struct traced_binary *tb, const struct trace_event 
 	return buf;
 }
 
-/* -U: one line per frame, innermost first, inlined calls included. */
-static void print_stack(struct traced_binary *tb, FILE *f,
-			const struct trace_event *e)
+/* -U: how many frames of E to print. */
+static uint32_t stack_depth(const struct trace_event *e)
 {
-	struct pcline_frame frames[16];
-	uint32_t i, n = e->nframes < TRACE_MAX_FRAMES ? e->nframes : TRACE_MAX_FRAMES;
-	size_t nf, k;
-	uint64_t pc;
-
-	for (i = 0; i < n; i++) {
-		/* a return address is after its call: look up the call */
-		uint64_t back = i ? 1 : 0;
-
-		if (env.tool.json)
-			fputs(i ? "," : "", f);
-		if (!tb || !tb->lines ||
-		    !traced_binary__file_address(tb, e->pid, e->start_code,
-						 e->frames[i], &pc) ||
-		    pcline__frames(tb->lines, pc - back, frames, 16, &nf) || !nf) {
-			if (env.tool.json)
-				fprintf(f, "{\"addr\":\"0x%llx\"}", (unsigned long long)e->frames[i]);
-			else
-				fprintf(f, "        0x%llx\n", (unsigned long long)e->frames[i]);
-			continue;
-		}
-		for (k = 0; k < nf; k++) {
-			const struct pcline_frame *fr = &frames[k];
-
-			if (env.tool.json) {
-				fprintf(f, "%s{\"func\":", k ? "," : "");
-				json_print_string(f, fr->func);
-				fprintf(f, ",\"file\":");
-				json_print_string(f, fr->file);
-				fprintf(f, ",\"line\":%d,\"inlined\":%s}", fr->line,
-					fr->inlined ? "true" : "false");
-			} else if (fr->inlined) {
-				fprintf(f, "        %s (inlined) %s:%d\n", fr->func,
-					fr->file, fr->line);
-			} else {
-				fprintf(f, "        %s+0x%llx %s:%d\n", fr->func,
-					(unsigned long long)(pc - fr->func_entry),
-					fr->file, fr->line);
-			}
-		}
-	}
+	return e->nframes < STACK_MAX_FRAMES ? e->nframes : STACK_MAX_FRAMES;
 }
 
 /* Where a value's %T name or %v text is written. */
@@ -575,7 +535,9 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		print_values(pr, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
-			print_stack(binary_for(row->bin), stdout, e);
+			user_stack__print(binary_for(row->bin), stdout, true,
+					  e->pid, e->start_code, e->frames,
+					  stack_depth(e));
 			printf("]");
 		}
 		printf("}\n");
@@ -592,7 +554,9 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
 		       comm, func, msg);
 		if (env.user_stack) {
-			print_stack(binary_for(row->bin), stdout, e);
+			user_stack__print(binary_for(row->bin), stdout, false,
+					  e->pid, e->start_code, e->frames,
+					  stack_depth(e));
 			putchar('\n');
 		}
 	}

@@ -10,7 +10,8 @@
 # a root that slept 2 ms took at least that. Where the goroutines waited
 # is in the trees: main.sleeper parked for "sleep" at least the 2 ms it
 # asked for, main.waiter parked for "chan receive", each wait within its
-# call (--no-waits: none). -t prints only the roots at least that long; -D
+# call (--no-waits: none). -U: each root's stack, main.root called by the
+# goroutine main started. -t prints only the roots at least that long; -D
 # cuts the depth; -M cuts the roots and says so.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofuncgraph
@@ -124,6 +125,16 @@ elif mode == "depth":
     if deep or len(roots) != len(truth):
         bad.append("%d roots, depths over %d: %s" % (len(roots), arg, deep))
     summary = "%d roots, none deeper than %d" % (len(roots), arg)
+elif mode == "stack":
+    # each root is called by the goroutine main starts (main.main.func1),
+    # which runtime.goexit began
+    bad_stacks = [[f.get("func", f.get("addr")) for f in r.get("stack", [])] for r in roots
+                  if not r.get("stack") or r["stack"][0].get("func") != "main.root"
+                  or not any(f.get("func", "").startswith("main.main.func") for f in r["stack"])
+                  or r["stack"][-1].get("func") != "runtime.goexit"]
+    if bad_stacks or len(roots) != len(truth):
+        bad.append("%d roots, stacks not main.root <- main.main.func* <- ... runtime.goexit: %s" % (len(roots), bad_stacks[:2]))
+    summary = "%d roots, each stack main.root <- main.main.func* ... <- runtime.goexit" % len(roots)
 else:  # cut
     cut = [r for r in roots if r.get("cut")]
     if not cut or len(roots) != len(truth):
@@ -158,6 +169,9 @@ for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v cgo" "graph-go$v-cgo" exact 0
 done
 graph_run "--no-waits" graph-go1.25-default nowaits 0 --no-waits
+graph_run "-U" graph-go1.15-default stack 0 -U
+graph_run "-U PIE" graph-go1.27-pie stack 0 -U
+graph_run "-U stripped" graph-go1.21-stripped stack 0 -U
 graph_run "-t 1900us" graph-go1.27-default threshold 1900000 -t 1900us
 graph_run "-D 2" graph-go1.27-default depth 2 -D 2
 graph_run "-M 10" graph-go1.27-default cut 10 -M 10
