@@ -30,6 +30,7 @@
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
 #include "probe/gstate_tracker.h"
+#include "cli/overhead_limit.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "cli/user_stack.h"
@@ -57,7 +58,8 @@ static const char doc[] =
 "\n"
 "USAGE: gofuncgraph [-h] [-p PID | -c CMD] [-t DURATION] [-D DEPTH]\n"
 "                   [-M MAX] [-d DURATION] [-U] [-r] [-v] [-j] [--no-waits]\n"
-"                   [--debug-file FILE] [BINARY:]ROOT [PATTERN ...]\n"
+"                   [--max-overhead PCT] [--debug-file FILE]\n"
+"                   [BINARY:]ROOT [PATTERN ...]\n"
 "\n"
 "When a goroutine enters a function matching ROOT, the calls and returns of\n"
 "the functions matching the PATTERNs (by default the functions of ROOT's\n"
@@ -77,16 +79,22 @@ static const char doc[] =
 "waiting for a P, /* runnable (CPU) */ its thread off the CPU, /* syscall */\n"
 "(--no-waits: calls only, and no probe on the scheduler).\n"
 "\n"
+"--max-overhead PCT detaches the probes of the functions that cost most when\n"
+"the traced functions' probes would cost the program more than PCT% of one\n"
+"CPU (as in gofunccount); the trees after that are marked partial. The\n"
+"scheduler's probes of the waits are not counted (--no-waits removes them).\n"
+"\n"
 "EXAMPLES:\n"
 "    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
 "    gofuncgraph -p 181 -t 10ms main.handle  # only those of 10 ms or more\n"
 "    gofuncgraph -p 181 -D 3 'main.(*S).serve' 'main.*' 'encoding/json.*'\n"
 "    gofuncgraph -U -p 181 -t 50ms main.handle  # and where each began\n"
+"    gofuncgraph -p 181 --max-overhead 5 main.handle 'main.*'  # under 5% of a CPU\n"
 "    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
 
 enum { OPT_NO_WAITS = 1000 };
 
-/* Besides -p -c -d -v -h --debug-file (lib/cli/tool.h). */
+/* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
 	{ "threshold", 't', "DURATION", 0, "Print only root calls that took at least DURATION (10ms, 500us, 2s; a plain number is in microseconds)", 0 },
 	{ "depth", 'D', "DEPTH", 0, "Print calls at most DEPTH deep (the root is 1)", 0 },
@@ -175,6 +183,7 @@ struct grapher {
 	const struct call_probes *cp;
 	const struct gstate_tracker *tracker;	/* NULL: --no-waits */
 	struct traced_binary *tb;	/* -U: names the stacks' frames */
+	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
 	struct tree *trees;	/* one per goroutine inside a root */
 	struct timespec mono, wall;	/* the same moment on both clocks */
 	long nroots;
@@ -345,10 +354,14 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 	char start[32];
 
 	wall_time(g, root->start, start, sizeof(start));
-	printf("%s goid=%llu pid=%u tid=%u start=%s dur=%.3f us%s\n",
+	printf("%s goid=%llu pid=%u tid=%u start=%s dur=%.3f us%s",
 	       g->cp->names[root->func], (unsigned long long)t->goid, t->pid,
 	       t->tid, start, (root->end - root->start) / 1000.0,
 	       cut ? " (cut: more than -M events)" : "");
+	if (g->limit && g->limit->ndetached)
+		printf(" (partial: %zu function%s detached over --max-overhead)",
+		       g->limit->ndetached, g->limit->ndetached == 1 ? "" : "s");
+	printf("\n");
 	if (env.user_stack)
 		user_stack__print(g->tb, stdout, false, t->pid, t->start_code,
 				  t->stack, t->nstack);
@@ -446,6 +459,8 @@ static void print_json(const struct grapher *g, const struct tree *t, bool cut)
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),
 	       cut ? ",\"cut\":true" : "");
+	if (g->limit && g->limit->ndetached)
+		printf(",\"partial\":true,\"detached\":%zu", g->limit->ndetached);
 	if (env.user_stack) {
 		printf(",\"stack\":[");
 		user_stack__print(g->tb, stdout, true, t->pid, t->start_code,
@@ -572,10 +587,13 @@ static int plan(struct call_probes *cp, struct func_probes *fps, size_t nfps,
 			env.patterns[0]);
 }
 
+/* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
+ * or NULL. */
 static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout,
 		    const struct call_probes *cp, const __u8 *roots,
-		    const struct gstate_tracker *tracker)
+		    const struct gstate_tracker *tracker,
+		    struct overhead_limit *limit)
 {
 	struct gofuncgraph_bpf *obj = gofuncgraph_bpf__open();
 	int err;
@@ -589,15 +607,33 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	obj->rodata->waits = tracker != NULL;
 	obj->rodata->user_stack = env.user_stack;
 	err = skeleton__set_gstate(obj, tracker);
+	if (!err && limit)
+		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
+					      obj->maps.probe_hits);
 	if (!err)
 		err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
 	if (!err)
 		err = skeleton__store_array(obj->maps.roots, roots, cp->nrows);
+	if (!err && limit) {
+		struct bpf_program *progs[] = {
+			obj->progs.graph_entry, obj->progs.graph_exit,
+		};
+
+		err = overhead_limit__start(limit,
+					    bpf_map__fd(obj->maps.probe_hits),
+					    &obj->bss->probe_epoch, progs, 2);
+	}
 	return err;
 }
 
+/* How --max-overhead names a row. */
+static const char *row_name(void *ctx, size_t row)
+{
+	return ((const struct call_probes *)ctx)->names[row];
+}
+
 static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
-		 struct tool_target *target)
+		 struct tool_target *target, struct overhead_limit *limit)
 {
 	struct ring_buffer *rb;
 	struct tool_clock clock;
@@ -616,9 +652,12 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 	clock_gettime(CLOCK_MONOTONIC, &g->mono);
 	clock_gettime(CLOCK_REALTIME, &g->wall);
 	tool_clock__start(&clock, &env.tool);
+	clock.limit = (struct tool_limit){ limit, row_name, (void *)g->cp };
 	err = tool_target__release(target, &env.tool);
 	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
 		err = tool__poll_events(rb);
+		if (!err && limit)
+			err = tool_clock__check_limit(&clock, &env.tool);
 		if (err)
 			break;
 		fflush(stdout);
@@ -645,6 +684,7 @@ int main(int argc, char **argv)
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
 	struct gstate_tracker *tracker = NULL;
 	struct traced_binary tb = { 0 };
+	struct overhead_limit limit = { 0 }, *limited = NULL;
 	struct grapher g = { .cp = &cp };
 	char *pkg = NULL;
 	__u8 *roots = NULL;
@@ -653,8 +693,6 @@ int main(int argc, char **argv)
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]ROOT [PATTERN ...]",
 		    doc, argc, argv);
-	if (env.tool.max_overhead)
-		tool__usage_error("--max-overhead is not supported by gofuncgraph yet");
 	err = tool_target__open(&target, &env.tool);
 	if (!err && target.bin->is_gccgo)
 		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet",
@@ -686,8 +724,15 @@ int main(int argc, char **argv)
 	}
 	if (!err)
 		err = plan(&cp, fps, nfps, &target, &roots);
+	if (!err && env.tool.max_overhead) {
+		err = overhead_limit__init(&limit, env.tool.max_overhead,
+					   cp.nrows);
+		limited = &limit;
+		g.limit = limited;
+	}
 	if (!err)
-		err = load_bpf(&obj, target.tgid, &layout, &cp, roots, tracker);
+		err = load_bpf(&obj, target.tgid, &layout, &cp, roots, tracker,
+			       limited);
 	/* the tracker first: a root that starts sees every transition */
 	if (!err && tracker)
 		err = gstate_tracker__attach(tracker, obj->progs.gstate_site,
@@ -699,14 +744,19 @@ int main(int argc, char **argv)
 	if (!err)
 		err = uprobes__attach(obj->progs.graph_exit, target.path,
 				      target.tgid, &cp.exits, &exit_probes);
+	if (!err && limited)
+		err = overhead_limit__add_links(limited, entry_probes);
+	if (!err && limited)
+		err = overhead_limit__add_links(limited, exit_probes);
 	if (!err)
-		err = trace(obj, &g, &target);
+		err = trace(obj, &g, &target, limited);
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	if (tracker)
 		gstate_tracker__detach(tracker);
 	gofuncgraph_bpf__destroy(obj);
 	gstate_tracker__close(tracker);
+	overhead_limit__free(&limit);
 	if (env.user_stack)
 		traced_binary__close(&tb);
 	while (g.trees)

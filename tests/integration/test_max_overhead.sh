@@ -4,7 +4,8 @@
 # Traced with a 5% limit, every tool detaches main.hot, marks what it has of
 # it as partial (in the table and in -j: "detached after N calls", N no more
 # than the fixture's own count), and keeps main.cold, whose numbers stay
-# exactly the fixture's. Both with uprobe_multi and without.
+# exactly the fixture's (gofuncgraph: every main.cold root, the trees after
+# the detach marked partial). Both with uprobe_multi and without.
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/hotcold-go1.27-default
@@ -87,6 +88,26 @@ test_gotrace() {
 	fi
 }
 
+# gofuncgraph: main.hot and main.cold as roots; main.hot detached and said
+# so, every main.cold root still recorded (as many as the fixture's calls),
+# the trees after the detach marked partial.
+test_gofuncgraph() {
+	local out=$TMP/graph cold partial rc
+	"$BUILD/gofuncgraph" -j --max-overhead 5 \
+		-c "$FIXTURE $SECONDS_RUN $out.truth" -r '^main\.(hot|cold)$' \
+		>"$out" 2>"$out.err"
+	rc=$?
+	cold=$(grep -c '"func":"main.cold","start_ns"' "$out")
+	partial=$(grep -c '"func":"main.cold".*"partial":true,"detached":1' "$out")
+	if [[ $rc -eq 0 && $cold == "$(truth_of "$out.truth" main.cold)" &&
+		$partial -gt 0 ]] &&
+		grep -q "over --max-overhead 5%: 1 probed function detached, the most costly main.hot detached after" "$out.err"; then
+		pass "gofuncgraph -j --max-overhead: main.hot detached, all $cold main.cold roots recorded, $partial after the detach marked partial"
+	else
+		fail "gofuncgraph -j --max-overhead" "exit $rc, cold roots $cold of $(truth_of "$out.truth" main.cold), $partial partial: $(head -3 "$out.err")"
+	fi
+}
+
 test_bad_values() {
 	local v ok=0
 	for v in 0 -5 abc 5x; do
@@ -103,6 +124,7 @@ GOTOOLS_NO_UPROBE_MULTI=1 test_gofunccount one-uprobe-per-site
 test_gofunccount_json
 test_gofunclatency
 test_gotrace
+test_gofuncgraph
 test_bad_values
 check "no probe left attached" no_links_left
 finish
