@@ -75,6 +75,7 @@ const volatile bool per_function = false;
 const volatile __u64 unit_div = 1;	/* nsecs 1, usecs 1000, msecs 10^6 */
 const volatile bool sp_keyed = false;	/* gccgo: calls keyed by SP alone */
 const volatile bool split = false;	/* -S (never with sp_keyed) */
+const volatile bool split_hists = false;	/* --split-hists (with -S) */
 
 #include "gstate.bpf.h"
 
@@ -114,6 +115,9 @@ struct {
 	__type(value, __u64);
 } parked SEC(".maps");
 
+/* --split-hists: by function and part (SPLIT_NPARTS a function). */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct hist) part_hists SEC(".maps");
+
 /* Fill KEY for the call running at this probe: gc, by goroutine and frame
  * depth (goroutine_frame()); gccgo, by SP. False when g cannot be read
  * (then the hit is ignored). */
@@ -145,18 +149,21 @@ static __always_inline void split_enter(const struct call_key *key, __u64 g,
 }
 
 /* Add D nanoseconds of SLOT (enum gstate_part, parked + reason) to the
- * parts of S, a function's, and the parked time by reason of FUNC. */
-static __always_inline void split_add(struct split *s, __u32 func, __u32 slot,
-				      __u64 d)
+ * parts of S, a function's, and the parked time by reason of FUNC; and to
+ * this call's parts, CALL. */
+static __always_inline void split_add(struct split *s, __u64 *call,
+				      __u32 func, __u32 slot, __u64 d)
 {
 	struct parked_key pk = { .func = func };
 	__u64 *ns, zero = 0;
 
 	if (slot < GSTATE_PARKED) {
 		s->ns[slot] += d;
+		call[slot] += d;
 		return;
 	}
 	s->ns[GSTATE_PARKED] += d;
+	call[GSTATE_PARKED] += d;
 	pk.reason = slot - GSTATE_PARKED;
 	ns = bpf_map_lookup_elem(&parked, &pk);
 	if (!ns) {
@@ -174,10 +181,12 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 				       __u64 now, __u64 delta)
 {
 	struct gstate_key gkey = { .g = g, .tgid = key->tgid };
+	__u64 call[SPLIT_NPARTS] = { 0 };
 	struct gstate_times *start;
 	struct gstate *gs;
 	struct split *s;
-	__u32 i;
+	struct hist *h;
+	__u32 i, idx;
 
 	start = bpf_map_lookup_elem(&split_starts, key);
 	gs = bpf_map_lookup_elem(&gstates, &gkey);
@@ -189,9 +198,18 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 	s->total_ns += delta;
 	for (i = 0; i < GSTATE_NSLOTS; i++)
 		if (gs->times.ns[i] != start->ns[i])
-			split_add(s, key->func, i,
+			split_add(s, call, key->func, i,
 				  gs->times.ns[i] - start->ns[i]);
 	gstate__leave(&gkey, gs);
+	for (i = 0; split_hists && i < SPLIT_NPARTS; i++) {
+		idx = key->func * SPLIT_NPARTS + i;
+		h = call[i] ? bpf_map_lookup_elem(&part_hists, &idx) : NULL;
+		if (!h)
+			continue;
+		h->slots[histogram__slot(call[i] / unit_div)]++;
+		h->total_ns += call[i];
+		h->count++;
+	}
 out:
 	bpf_map_delete_elem(&split_starts, key);
 }

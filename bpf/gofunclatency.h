@@ -32,10 +32,15 @@ struct hist {
 	__u64 count;
 };
 
+/* --split-hists: a histogram per function and part (enum gstate_part,
+ * all parked time at GSTATE_PARKED) of the calls that spent time there, at
+ * index function * SPLIT_NPARTS + part. */
+#define SPLIT_NPARTS	(GSTATE_PARKED + 1)
+
 /* -S: a function's calls, and their time by part (enum gstate_part; all
  * parked time at GSTATE_PARKED), summed in nanoseconds. */
 struct split {
-	__u64 ns[GSTATE_PARKED + 1];
+	__u64 ns[SPLIT_NPARTS];
 	__u64 total_ns;
 	__u64 count;
 };

@@ -38,11 +38,14 @@ static struct env {
 	struct tool_options tool;
 	bool per_function;		/* -F */
 	bool split;			/* -S */
+	bool split_hists;		/* --split-hists */
 	const char *unit;		/* -u, -m */
 	unsigned long long unit_div;
 } env = { .unit = "nsecs", .unit_div = 1 };
 
 /* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
+enum { OPT_SPLIT_HISTS = 1000 };
+
 static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },
 	{ "milliseconds", 'm', NULL, 0, "Millisecond histogram", 0 },
@@ -50,6 +53,7 @@ static const struct argp_option opts[] = {
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
 	{ "function", 'F', NULL, 0, "Show a separate histogram per function", 0 },
 	{ "split", 'S', NULL, 0, "Split each function's time: on CPU, runnable, in system calls, parked by wait reason", 0 },
+	{ "split-hists", OPT_SPLIT_HISTS, NULL, 0, "With -S, a histogram per function and part of its calls' time there", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
 	{},
@@ -60,7 +64,7 @@ static const char doc[] =
 "Time Go function calls: a histogram of the latency from entry to return.\n"
 "\n"
 "USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
-"                     [-d DURATION] [-T] [-F] [-S] [-r] [-v] [-j]\n"
+"                     [-d DURATION] [-T] [-F] [-S] [--split-hists] [-r] [-v] [-j]\n"
 "                     [--max-overhead PCT] [--debug-file FILE] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
@@ -76,7 +80,8 @@ static const char doc[] =
 "runnable (P): ready, waiting for a P; runnable (CPU): running, its thread\n"
 "off the CPU; syscall; parked, by the runtime's wait reason (sleep, chan\n"
 "receive, select, IO wait, sync.Mutex.Lock...). The parts of a call add up\n"
-"to its latency. Not for gccgo.\n"
+"to its latency; --split-hists adds a histogram per part of the time the\n"
+"calls spent there (of those that spent any). Not for gccgo.\n"
 "\n"
 "EXAMPLES:\n"
 "    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
@@ -84,6 +89,7 @@ static const char doc[] =
 "    gofunclatency -m -i 5 -T -p 181 'main.handle'  # every 5 s, timestamped\n"
 "    gofunclatency -F -p 181 'main.*'       # one histogram per function\n"
 "    gofunclatency -S -p 181 'main.handle'  # where its time went\n"
+"    gofunclatency --split-hists -m -p 181 main.handle  # and a histogram a part\n"
 "    gofunclatency -F -p 181 --max-overhead 5 'main.*'  # probes under 5% of a CPU\n"
 "    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
@@ -113,6 +119,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'S':
 		env.split = true;
 		return 0;
+	case OPT_SPLIT_HISTS:
+		env.split = env.split_hists = true;
+		return 0;
 	default:
 		return tool__parse_arg(&env.tool, key, arg, state);
 	}
@@ -131,6 +140,8 @@ struct func_row {
 struct split_row {
 	struct split printed, delta;
 	__u64 *parked_printed, *parked_delta;	/* GSTATE_MAX_REASONS */
+	/* --split-hists: by part, as last printed, and what is new */
+	struct hist hist_printed[SPLIT_NPARTS], hist_delta[SPLIT_NPARTS];
 };
 
 struct latency_plan {
@@ -186,6 +197,33 @@ static int latency_plan__init(struct latency_plan *plan,
 			return gt_error(-ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+/* --split-hists: read the part histograms of every function (one batch),
+ * and compute what is new since the last print. */
+static int read_part_hists(struct latency_plan *plan, int fd)
+{
+	const size_t nwords = sizeof(struct hist) / sizeof(__u64);
+	size_t n = plan->cp.nrows * SPLIT_NPARTS, i, w;
+	struct hist *sums;
+	int err;
+
+	sums = calloc(n, sizeof(*sums));
+	if (!sums)
+		return gt_error(-ENOMEM, "out of memory");
+	err = percpu_map__sum_all(fd, n, (__u64 *)sums, nwords);
+	for (i = 0; i < n && !err; i++) {
+		struct split_row *r = &plan->splits[i / SPLIT_NPARTS];
+		__u64 *printed = (__u64 *)&r->hist_printed[i % SPLIT_NPARTS];
+		__u64 *delta = (__u64 *)&r->hist_delta[i % SPLIT_NPARTS];
+		const __u64 *now = (const __u64 *)&sums[i];
+
+		for (w = 0; w < nwords; w++)
+			delta[w] = now[w] - printed[w];
+		r->hist_printed[i % SPLIT_NPARTS] = sums[i];
+	}
+	free(sums);
+	return err;
 }
 
 /* -S: read the parts of every function (one batch) and the parked time
@@ -360,7 +398,22 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 		printf(":%llu", (unsigned long long)split_ns(r, slot));
 		sep = ",";
 	}
-	printf("}}\n");
+	printf("}");
+	if (env.split_hists) {
+		printf(",\"hists\":{");
+		for (slot = 0, sep = ""; slot < SPLIT_NPARTS; slot++) {
+			if (!r->hist_delta[slot].count)
+				continue;
+			printf("%s\"%s\":", sep,
+			       slot < GSTATE_PARKED ? keys[slot] : "parked_ns");
+			histogram__print_json(stdout,
+					      (const uint64_t *)r->hist_delta[slot].slots,
+					      HIST_NSLOTS, env.unit);
+			sep = ",";
+		}
+		printf("}");
+	}
+	printf("}\n");
 }
 
 /* One function's parts: time, share of its total, average per call. */
@@ -387,6 +440,18 @@ static void print_split(const struct latency_plan *plan, const char *name,
 		       t / env.unit_div,
 		       r->delta.total_ns ? 100.0 * t / r->delta.total_ns : 0.0,
 		       t / env.unit_div / count);
+	}
+	for (slot = 0; env.split_hists && slot < SPLIT_NPARTS; slot++) {
+		const struct hist *h = &r->hist_delta[slot];
+
+		if (!h->count)
+			continue;
+		printf("\n%s, %s: %llu of its calls\n", name,
+		       slot < GSTATE_PARKED ?
+		       gstate_tracker__slot_name(plan->tracker, slot) : "parked",
+		       (unsigned long long)h->count);
+		histogram__print(stdout, (const uint64_t *)h->slots,
+				 HIST_NSLOTS, env.unit);
 	}
 }
 
@@ -461,6 +526,10 @@ static int prepare_split(struct gofunclatency_bpf *obj,
 	if (!err)
 		err = bpf_map__set_max_entries(obj->maps.splits,
 					       tracker ? nrows : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(obj->maps.part_hists,
+					       env.split_hists ?
+					       nrows * SPLIT_NPARTS : 1);
 	return err ? gt_error(err, "cannot size the maps of -S: %s",
 			      strerror(-err)) : 0;
 }
@@ -484,6 +553,7 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->unit_div = env.unit_div;
 	obj->rodata->sp_keyed = sp_keyed;
 	obj->rodata->split = plan->tracker != NULL;
+	obj->rodata->split_hists = env.split_hists;
 	err = prepare_split(obj, plan->tracker, plan->cp.nrows);
 	if (!err && limit)
 		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
@@ -513,7 +583,7 @@ struct printer {
 	struct latency_plan *plan;
 	int map_fd;
 	size_t nhists;
-	int splits_fd, parked_fd;
+	int splits_fd, parked_fd, part_hists_fd;
 };
 
 static int print_interval(void *ctx)
@@ -524,6 +594,8 @@ static int print_interval(void *ctx)
 	err = read_hists(pr->plan, pr->map_fd, pr->nhists);
 	if (!err && pr->plan->splits)
 		err = read_splits(pr->plan, pr->splits_fd, pr->parked_fd);
+	if (!err && env.split_hists)
+		err = read_part_hists(pr->plan, pr->part_hists_fd);
 	if (!err)
 		print_hists(pr->plan, pr->nhists);
 	return err;
@@ -590,6 +662,7 @@ int main(int argc, char **argv)
 		pr.nhists = nhists;
 		pr.splits_fd = bpf_map__fd(obj->maps.splits);
 		pr.parked_fd = bpf_map__fd(obj->maps.parked);
+		pr.part_hists_fd = bpf_map__fd(obj->maps.part_hists);
 		err = intervals__trace(&env.tool, &target, plan.cp.nrows,
 				       print_interval, &pr, &watch);
 	}

@@ -72,6 +72,31 @@ for v in 15 19 21 23 25 27; do
 	done
 done
 
+# --split-hists: a histogram per function and part, of the calls that
+# spent time there: each of the five calls of schedSleep parked, of
+# schedSpin ran; the buckets count them.
+test_split_hists() {
+	local f=$FIX/sched-go1.25-stripped out=$TMP/hists.out
+	need_file "$f" || return
+	"$TOOL" --split-hists -j -c "$f $TMP/hists.truth" "$PATTERN" >"$out" 2>&1
+	check "--split-hists: a parked histogram of main.schedSleep's 5 calls, an on-CPU one of main.schedSpin's" \
+		python3 - "$out" <<'PY'
+import json, sys
+got = {}
+for line in open(sys.argv[1]):
+    if line.startswith("{") and "hists" in line:
+        j = json.loads(line)
+        got[j["func"]] = {k: sum(b["count"] for b in h["buckets"]) for k, h in j["hists"].items()}
+ok = got.get("main.schedSleep", {}).get("parked_ns") == 5 and \
+     got.get("main.schedSpin", {}).get("on_cpu_ns") == 5 and \
+     got.get("main.schedSyscall", {}).get("syscall_ns") == 5
+if not ok:
+    print(got)
+sys.exit(0 if ok else 1)
+PY
+}
+test_split_hists
+
 # The text: a table per function after the histogram, each part named.
 test_text() {
 	local f=$FIX/sched-go1.27-default out=$TMP/text.out
@@ -82,6 +107,8 @@ test_text() {
 	check "split text: parked part" grep -qE '^    parked: sleep +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
 	check "split text: syscall part" grep -qE '^    syscall +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
 	check "split text: runnable part" grep -qE '^    runnable \(P\) +[0-9]+ +[0-9.]+% +[0-9]+$' "$out"
+	"$TOOL" --split-hists -m -c "$f $TMP/text.truth" main.schedSleep >"$out" 2>&1
+	check "split text: a part's histogram" grep -qE '^main\.schedSleep, parked: 5 of its calls$' "$out"
 }
 test_text
 
