@@ -89,7 +89,7 @@ static const char doc[] =
 "    gofuncgraph -p 181 -t 10ms main.handle  # only those of 10 ms or more\n"
 "    gofuncgraph -p 181 -D 3 'main.(*S).serve' 'main.*' 'encoding/json.*'\n"
 "    gofuncgraph -U -p 181 -t 50ms main.handle  # and where each began\n"
-"    gofuncgraph -p 181 --max-overhead 5 main.handle 'main.*'  # under 5% of a CPU\n"
+"    gofuncgraph --max-overhead 5 -p 181 main.handle  # under 5% of a CPU\n"
 "    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
 
 enum { OPT_NO_WAITS = 1000 };
@@ -637,9 +637,6 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 {
 	struct ring_buffer *rb;
 	struct tool_clock clock;
-	__u64 lost = 0;
-	__u32 zero = 0;
-	bool gone = false;
 	int err;
 
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, g,
@@ -654,23 +651,12 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = (struct tool_limit){ limit, row_name, (void *)g->cp };
 	err = tool_target__release(target, &env.tool);
-	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
-		err = tool__poll_events(rb);
-		if (!err && limit)
-			err = tool_clock__check_limit(&clock, &env.tool);
-		if (err)
-			break;
-		fflush(stdout);
-	}
 	if (!err)
-		ring_buffer__consume(rb);
-	fflush(stdout);
+		err = tool__read_events(rb, &clock, &env.tool, target,
+					bpf_map__fd(obj->maps.lost),
+					" (their roots are marked cut)", NULL,
+					NULL);
 	ring_buffer__free(rb);
-	if (!bpf_map_lookup_elem(bpf_map__fd(obj->maps.lost), &zero, &lost) && lost)
-		fprintf(stderr, "%llu events lost (their roots are marked cut)\n",
-			(unsigned long long)lost);
-	if (!err && gone)
-		err = gt_error(-ESRCH, "process %d exited", env.tool.pid);
 	return err;
 }
 

@@ -311,6 +311,8 @@ struct printer {
 	const struct trace_plan_set *set;
 	struct timespec start_mono;
 	long nevents;
+	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
+	unsigned int limit_rounds;	/* its detaching checks printed */
 	struct value_memory mem;	/* %v: the event's chunks */
 };
 
@@ -760,14 +762,24 @@ static void load_names(void)
 					  env.user_stack, env.tool.verbose);
 }
 
+/* After each poll: with -j, what --max-overhead detached since; with -M,
+ * whether that many events were printed (1: stop). */
+static int after_poll(void *ctx)
+{
+	struct printer *pr = ctx;
+
+	if (pr->limit && env.tool.json && pr->limit->rounds != pr->limit_rounds) {
+		print_detached_json(pr->limit, pr->set);
+		pr->limit_rounds = pr->limit->rounds;
+	}
+	return env.max_events && pr->nevents >= env.max_events;
+}
+
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
 	struct ring_buffer *rb;
 	struct tool_clock clock;
-	__u64 lost = 0;
-	__u32 zero = 0;
-	bool gone = false;
 	int err = 0;
 
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, pr,
@@ -788,31 +800,13 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = (struct tool_limit){ limit, plan_name, (void *)pr->set };
+	pr->limit = limit;
 	err = tool_target__release(target, &env.tool);
-	while (!err && !tool_clock__over(&clock, &env.tool, target, &gone)) {
-		err = tool__poll_events(rb);
-		if (err)
-			break;
-		if (limit) {
-			unsigned int rounds = limit->rounds;
-
-			err = tool_clock__check_limit(&clock, &env.tool);
-			if (!err && env.tool.json && limit->rounds != rounds)
-				print_detached_json(limit, pr->set);
-		}
-		fflush(stdout);
-		if (err || (env.max_events && pr->nevents >= env.max_events))
-			break;
-	}
-	/* what the target sent before it exited */
 	if (!err)
-		ring_buffer__consume(rb);
-	fflush(stdout);
+		err = tool__read_events(rb, &clock, &env.tool, target,
+					bpf_map__fd(obj->maps.lost), "",
+					after_poll, pr);
 	ring_buffer__free(rb);
-	if (!bpf_map_lookup_elem(bpf_map__fd(obj->maps.lost), &zero, &lost) && lost)
-		fprintf(stderr, "%llu events lost\n", (unsigned long long)lost);
-	if (!err && gone)
-		err = gt_error(-ESRCH, "process %d exited", env.tool.pid);
 	return err;
 }
 

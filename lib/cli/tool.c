@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "probe/probe_spec.h"
@@ -359,4 +360,36 @@ int tool__poll_events(struct ring_buffer *rb)
 	if (err == -EINTR || err >= 0)
 		return 0;
 	return gt_error(err, "cannot read events: %s", strerror(-err));
+}
+
+int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
+		      const struct tool_options *o, struct tool_target *t,
+		      int lost_fd, const char *lost_what,
+		      tool_poll_fn after_poll, void *ctx)
+{
+	bool gone = false;
+	__u64 lost = 0;
+	__u32 zero = 0;
+	int err = 0;
+
+	while (!err && !tool_clock__over(c, o, t, &gone)) {
+		err = tool__poll_events(rb);
+		if (!err && c->limit.limit)
+			err = tool_clock__check_limit(c, o);
+		if (!err && after_poll)
+			err = after_poll(ctx);
+		fflush(stdout);
+	}
+	/* what the target sent before it ended */
+	if (err >= 0)
+		ring_buffer__consume(rb);
+	fflush(stdout);
+	if (!bpf_map_lookup_elem(lost_fd, &zero, &lost) && lost)
+		fprintf(stderr, "%llu events lost%s\n", (unsigned long long)lost,
+			lost_what);
+	if (err > 0)
+		err = 0;
+	if (!err && gone)
+		err = gt_error(-ESRCH, "process %d exited", o->pid);
+	return err;
 }

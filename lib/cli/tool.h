@@ -141,6 +141,24 @@ struct ring_buffer;
  * errno with a reason. */
 int tool__poll_events(struct ring_buffer *rb);
 
+/* What tool__read_events() asks of its tool after each poll: 0 to go on,
+ * 1 to stop (it has had enough events), or a negative errno. */
+typedef int (*tool_poll_fn)(void *ctx);
+
+/*
+ * Read the events of RB until the trace is over (as tool_clock__over()
+ * says of C, started, and T), checking C's limit after each poll and then
+ * calling AFTER_POLL(CTX) when not NULL; then read what the target sent
+ * before it ended, and say on stderr how many events the ring buffer had
+ * no room for: the count in LOST_FD (bpf/events.bpf.h's lost), "N events
+ * lost" and LOST_WHAT. Returns 0, or a negative errno with a reason (-ESRCH
+ * when the -p process exited).
+ */
+int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
+		      const struct tool_options *o, struct tool_target *t,
+		      int lost_fd, const char *lost_what,
+		      tool_poll_fn after_poll, void *ctx);
+
 /* "Detaching...", where tool__print_tracing() prints. */
 void tool__print_detaching(const struct tool_options *o);
 
