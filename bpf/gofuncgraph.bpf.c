@@ -123,7 +123,8 @@ static __always_inline void gstate__closed(const struct gstate_key *gkey,
 	st = bpf_map_lookup_elem(&states, &key);
 	if (st)
 		record(st, (__u64)gkey->tgid << 32 | gs->tid, &key,
-		       now - gs->since, gs->part, GRAPH_WAIT);
+		       now > gs->since ? now - gs->since : 0, gs->part,
+		       GRAPH_WAIT);
 }
 
 SEC("uprobe")

@@ -188,16 +188,22 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 	struct hist *h;
 	__u32 i, idx;
 
-	start = bpf_map_lookup_elem(&split_starts, key);
 	gs = bpf_map_lookup_elem(&gstates, &gkey);
-	s = bpf_map_lookup_elem(&splits, &key->func);
-	if (!start || !gs || !s)
+	if (!gs)
 		goto out;
+	start = bpf_map_lookup_elem(&split_starts, key);
+	s = bpf_map_lookup_elem(&splits, &key->func);
+	if (!start || !s) {
+		gstate__leave(&gkey, gs);	/* its entry tracked it */
+		goto out;
+	}
 	gstate__flush(gs, now);
 	s->count++;
 	s->total_ns += delta;
+	/* times only grow, unless the goroutine's state was forgotten (LRU)
+	 * and begun again meanwhile: then what is missing is not added */
 	for (i = 0; i < GSTATE_NSLOTS; i++)
-		if (gs->times.ns[i] != start->ns[i])
+		if (gs->times.ns[i] > start->ns[i])
 			split_add(s, call, key->func, i,
 				  gs->times.ns[i] - start->ns[i]);
 	gstate__leave(&gkey, gs);

@@ -94,14 +94,17 @@ static __always_inline __u64 gstate_arg(struct pt_regs *ctx,
 	return size == 4 ? (__u32)v : v;
 }
 
-/* Has the goroutine GS left its thread (it is not running any more)? */
+/* Is a goroutine in PART on a thread (running, its thread on or off the
+ * CPU)? */
 static __always_inline bool gstate__on_thread(__u32 part)
 {
 	return part == GSTATE_ON_CPU || part == GSTATE_OFF_CPU;
 }
 
 /* Move the goroutine of KEY into PART at NOW, closing the interval of the
- * part it was in; TID is the thread it runs on when PART is on one. */
+ * part it was in; TID is the thread it runs on when PART is on one. (A
+ * sched_switch may run between another probe's clock read and its move:
+ * NOW can be before GS->since by that much, and adds nothing.) */
 static __always_inline void gstate__move(const struct gstate_key *key,
 					 struct gstate *gs, __u32 part,
 					 __u32 tid, __u64 now)
@@ -110,7 +113,7 @@ static __always_inline void gstate__move(const struct gstate_key *key,
 
 	if (part == gs->part)
 		return;
-	if (slot < GSTATE_NSLOTS)
+	if (slot < GSTATE_NSLOTS && now > gs->since)
 		gs->times.ns[slot] += now - gs->since;
 	gstate__closed(key, gs, now);
 	if (gstate__on_thread(gs->part) && !gstate__on_thread(part))
@@ -129,7 +132,7 @@ static __always_inline void gstate__flush(struct gstate *gs, __u64 now)
 {
 	__u32 slot = gs->part;
 
-	if (slot < GSTATE_NSLOTS)
+	if (slot < GSTATE_NSLOTS && now > gs->since)
 		gs->times.ns[slot] += now - gs->since;
 	gs->since = now;
 }
@@ -181,12 +184,25 @@ static __always_inline void gstate__leave(const struct gstate_key *key,
 	bpf_map_delete_elem(&gstates, key);
 }
 
+/* The parked slot of GP's wait reason (runtime.g.waitreason, a uint8);
+ * 0: none set. */
+static __always_inline __u32 gstate__reason_slot(__u64 gp)
+{
+	__u32 reason = 0;
+
+	bpf_probe_read_user(&reason, 1,
+			    (void *)(gp + gstate_config.waitreason_offset));
+	if (reason >= GSTATE_MAX_REASONS)
+		reason = GSTATE_MAX_REASONS - 1;
+	return reason ? GSTATE_PARKED + reason : 0;
+}
+
 /* The part a runtime transition at SITE moves the goroutine GP to; -1 for
  * none (a status the tracker ignores), -2 for gone. */
 static __always_inline int gstate__site_part(struct pt_regs *ctx, __u64 site,
 					     __u64 gp)
 {
-	__u32 status, reason = 0;
+	__u32 status;
 
 	switch (site) {
 	case GSTATE_SITE_CASGSTATUS:
@@ -197,23 +213,16 @@ static __always_inline int gstate__site_part(struct pt_regs *ctx, __u64 site,
 		case G_RUNNING: return GSTATE_ON_CPU;
 		case G_RUNNABLE: return GSTATE_RUNNABLE;
 		case G_SYSCALL: return GSTATE_SYSCALL;
-		case G_WAITING:
-			bpf_probe_read_user(&reason, 1, (void *)(gp +
-					    gstate_config.waitreason_offset));
-			break;
-		default: return -1;
+		case G_WAITING: return gstate__reason_slot(gp) ?: GSTATE_PARKED;
 		}
-		break;
+		return -1;
 	case GSTATE_SITE_PREEMPT_PARK:
-		reason = gstate_config.preempted_reason;
-		break;
+		return GSTATE_PARKED + (gstate_config.preempted_reason &
+					(GSTATE_MAX_REASONS - 1));
 	case GSTATE_SITE_SYSCALL_ENTER: return GSTATE_SYSCALL;
 	case GSTATE_SITE_SYSCALL_EXIT: return GSTATE_ON_CPU;
-	default: return -1;
 	}
-	if (reason >= GSTATE_MAX_REASONS)
-		reason = GSTATE_MAX_REASONS - 1;
-	return GSTATE_PARKED + reason;
+	return -1;
 }
 
 SEC("uprobe")
@@ -221,19 +230,27 @@ int gstate_site(struct pt_regs *ctx)
 {
 	__u64 site = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct gstate_key key = { .tgid = id >> 32 };
-	__u64 r14 = BPF_CORE_READ(ctx, r14);
 	struct gstate *gs;
 	int part;
 
 	if (other_process(id))
 		return 0;
 	if (site == GSTATE_SITE_SYSCALL_ENTER || site == GSTATE_SITE_SYSCALL_EXIT)
-		key.g = current_g(NULL, r14, 0, tls_g_offset);
+		key.g = current_g(NULL, 0, 0, tls_g_offset);	/* from TLS */
 	else
 		key.g = gstate_arg(ctx, &gstate_config.gp, 8);
 	gs = bpf_map_lookup_elem(&gstates, &key);
 	if (!gs)
 		return 0;	/* not tracked: all it costs */
+	/* Up to Go 1.20 the GC's assists and stack scans set the reason
+	 * after parking: the one there when the wait ends is the one that
+	 * was true (nothing clears it before the next park). */
+	if (site == GSTATE_SITE_CASGSTATUS && gs->part >= GSTATE_PARKED) {
+		__u32 slot = gstate__reason_slot(key.g);
+
+		if (slot)
+			gs->part = slot;
+	}
 	part = gstate__site_part(ctx, site, key.g);
 	if (part == -2) {
 		/* gone: its calls in flight never return */

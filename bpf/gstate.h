@@ -26,8 +26,8 @@ enum gstate_part {
 	GSTATE_PARKED,		/* parked: + the wait reason */
 };
 
-/* Wait reasons the tracker tells apart (Go 1.27 has 47); a larger one
- * counts as the last. */
+/* Wait reasons the tracker tells apart (Go 1.27 has 47; a binary with
+ * more is refused); a larger index read from a g counts as the last. */
 #define GSTATE_MAX_REASONS	64
 #define GSTATE_NSLOTS		(GSTATE_PARKED + GSTATE_MAX_REASONS)
 

@@ -81,8 +81,9 @@ static const char doc[] =
 "\n"
 "--max-overhead PCT detaches the probes of the functions that cost most when\n"
 "the traced functions' probes would cost the program more than PCT% of one\n"
-"CPU (as in gofunccount); the trees after that are marked partial. The\n"
-"scheduler's probes of the waits are not counted (--no-waits removes them).\n"
+"CPU (as in gofunccount); the trees after that are marked partial (a root\n"
+"function detached starts no more trees). The scheduler's probes of the\n"
+"waits are not counted (--no-waits removes them).\n"
 "\n"
 "EXAMPLES:\n"
 "    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
@@ -98,7 +99,7 @@ enum { OPT_NO_WAITS = 1000 };
 static const struct argp_option opts[] = {
 	{ "threshold", 't', "DURATION", 0, "Print only root calls that took at least DURATION (10ms, 500us, 2s; a plain number is in microseconds)", 0 },
 	{ "depth", 'D', "DEPTH", 0, "Print calls at most DEPTH deep (the root is 1)", 0 },
-	{ "max-events", 'M', "MAX", 0, "Record at most MAX calls and returns per root call (default 4096); cut beyond", 0 },
+	{ "max-events", 'M', "MAX", 0, "Record at most MAX calls, returns and waits per root call (default 4096); cut beyond", 0 },
 	{ "user-stack", 'U', NULL, 0, "Print the user stack of each root call, where it began", 0 },
 	{ "regexp", 'r', NULL, 0, "Patterns are regular expressions", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines: one object per root call", 0 },
@@ -724,12 +725,13 @@ int main(int argc, char **argv)
 		err = gstate_tracker__attach(tracker, obj->progs.gstate_site,
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
-	if (!err)
-		err = uprobes__attach(obj->progs.graph_entry, target.path,
-				      target.tgid, &cp.entries, &entry_probes);
+	/* exits before entries: every call seen to begin is seen to end */
 	if (!err)
 		err = uprobes__attach(obj->progs.graph_exit, target.path,
 				      target.tgid, &cp.exits, &exit_probes);
+	if (!err)
+		err = uprobes__attach(obj->progs.graph_entry, target.path,
+				      target.tgid, &cp.entries, &entry_probes);
 	if (!err && limited)
 		err = overhead_limit__add_links(limited, entry_probes);
 	if (!err && limited)

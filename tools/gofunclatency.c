@@ -360,6 +360,21 @@ static void print_hist(const char *name, const struct hist *h,
 		printf("\n");
 }
 
+/* Parked time whose reason the map of reasons had no room for (it holds
+ * 65536 functions x reasons): so that the parts still add up. */
+#define UNKEPT_REASON	"(reason not kept)"
+
+static __u64 parked_unkept(const struct split_row *r)
+{
+	__u64 sum = 0;
+	uint32_t i;
+
+	for (i = 0; r->parked_delta && i < GSTATE_MAX_REASONS; i++)
+		sum += r->parked_delta[i];
+	return r->delta.ns[GSTATE_PARKED] > sum ?
+	       r->delta.ns[GSTATE_PARKED] - sum : 0;
+}
+
 /* The time of slot SLOT (enum gstate_part; parked + reason) of R. */
 static __u64 split_ns(const struct split_row *r, uint32_t slot)
 {
@@ -398,6 +413,9 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 		printf(":%llu", (unsigned long long)split_ns(r, slot));
 		sep = ",";
 	}
+	if (parked_unkept(r))
+		printf("%s\"%s\":%llu", sep, UNKEPT_REASON,
+		       (unsigned long long)parked_unkept(r));
 	printf("}");
 	if (env.split_hists) {
 		printf(",\"hists\":{");
@@ -414,6 +432,15 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 		printf("}");
 	}
 	printf("}\n");
+}
+
+/* A part's row: its time T, share of R's total, average per call. */
+static void print_part(const char *label, __u64 t, const struct split_row *r)
+{
+	printf("    %-34s %14llu %6.1f%% %14llu\n", label,
+	       (unsigned long long)(t / env.unit_div),
+	       r->delta.total_ns ? 100.0 * t / r->delta.total_ns : 0.0,
+	       (unsigned long long)(t / env.unit_div / r->delta.count));
 }
 
 /* One function's parts: time, share of its total, average per call. */
@@ -436,11 +463,10 @@ static void print_split(const struct latency_plan *plan, const char *name,
 		snprintf(label, sizeof(label), "%s%s",
 			 slot < GSTATE_PARKED ? "" : "parked: ",
 			 gstate_tracker__slot_name(plan->tracker, slot));
-		printf("    %-34s %14llu %6.1f%% %14llu\n", label,
-		       t / env.unit_div,
-		       r->delta.total_ns ? 100.0 * t / r->delta.total_ns : 0.0,
-		       t / env.unit_div / count);
+		print_part(label, t, r);
 	}
+	if (parked_unkept(r))
+		print_part("parked: " UNKEPT_REASON, parked_unkept(r), r);
 	for (slot = 0; env.split_hists && slot < SPLIT_NPARTS; slot++) {
 		const struct hist *h = &r->hist_delta[slot];
 
@@ -645,14 +671,16 @@ int main(int argc, char **argv)
 					     obj->progs.gstate_site,
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
-	if (!err)
-		err = uprobes__attach(obj->progs.call_entry, target.path,
-				      target.tgid, &plan.cp.entries,
-				      &entry_probes);
+	/* exits before entries: every call seen to begin is seen to end
+	 * (-S: its goroutine is not left tracked) */
 	if (!err)
 		err = uprobes__attach(obj->progs.call_exit, target.path,
 				      target.tgid, &plan.cp.exits,
 				      &exit_probes);
+	if (!err)
+		err = uprobes__attach(obj->progs.call_entry, target.path,
+				      target.tgid, &plan.cp.entries,
+				      &entry_probes);
 	if (!err && watch.limit)
 		err = overhead_limit__add_links(&limit, entry_probes);
 	if (!err && watch.limit)

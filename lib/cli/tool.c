@@ -381,8 +381,12 @@ int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
 		fflush(stdout);
 	}
 	/* what the target sent before it ended */
-	if (err >= 0)
-		ring_buffer__consume(rb);
+	if (err >= 0) {
+		int n = ring_buffer__consume(rb);
+
+		if (n < 0)
+			err = gt_error(n, "cannot read events: %s", strerror(-n));
+	}
 	fflush(stdout);
 	if (!bpf_map_lookup_elem(lost_fd, &zero, &lost) && lost)
 		fprintf(stderr, "%llu events lost%s\n", (unsigned long long)lost,

@@ -62,7 +62,8 @@ int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
  * The N pointers at VADDR, VADDR + STRIDE, ... into OUT, as they are at a
  * load bias of 0: in a position-independent file (ET_DYN) a pointer that
  * an R_X86_64_RELATIVE relocation sets is its addend, which external
- * linkers leave out of the file's bytes. Returns 0 or -ERANGE.
+ * linkers leave out of the file's bytes. Returns 0, or -ERANGE with a
+ * reason when they are not all in the file.
  */
 int elf_file__read_pointers(const struct elf_file *ef, uint64_t vaddr,
 			    size_t n, size_t stride, uint64_t *out);

@@ -24,6 +24,13 @@ static const char *const part_names[GSTATE_PARKED] = {
 	[GSTATE_SYSCALL] = "syscall",
 };
 
+/* Can gstate_reg() (bpf/gstate.bpf.h) read integer register REG? The
+ * argument registers of both ABIs: RAX..RDI, R8..R11. */
+static bool bpf_reads_reg(unsigned int reg)
+{
+	return reg <= GO_REG_RDI || (reg >= GO_REG_R8 && reg <= GO_REG_R11);
+}
+
 /* Where a word argument PIECE is at entry, for BPF. */
 static int arg_of_piece(const struct go_abi_value *v, struct gstate_arg *a)
 {
@@ -31,7 +38,8 @@ static int arg_of_piece(const struct go_abi_value *v, struct gstate_arg *a)
 
 	if (v->npieces != 1)
 		return -EINVAL;
-	if (p->kind == GO_PIECE_IREG && p->reg < 16 && !p->reg_offset) {
+	if (p->kind == GO_PIECE_IREG && bpf_reads_reg(p->reg) &&
+	    !p->reg_offset) {
 		a->in_reg = 1;
 		a->reg = p->reg;
 		return 0;

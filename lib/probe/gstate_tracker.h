@@ -14,9 +14,9 @@
  * goroutine's status over without casgstatus; their time counts as the
  * state before the switch.
  *
- * Wait reasons are the runtime's own strings: runtime.waitReasonStrings
- * from .symtab, or in a stripped binary the table runtime.waitReason.String
- * indexes (x86/indexed_table.h).
+ * Wait reasons are the runtime's own strings: the table
+ * runtime.waitReason.String indexes (runtime.waitReasonStrings), found in
+ * its machine code (x86/indexed_table.h), which stripping keeps.
  */
 #ifndef GOTOOLS_GSTATE_TRACKER_H
 #define GOTOOLS_GSTATE_TRACKER_H
@@ -42,9 +42,11 @@ struct gstate_tracker {
 
 /*
  * The tracker of BIN's goroutines (LAYOUT from goroutine_layout__find()).
- * Fails with -ENOTSUP and a one-line reason for gccgo (libgo's scheduler
- * has no casgstatus to follow), when a site function or the wait reasons
- * cannot be found, or the arguments cannot be placed.
+ * Fails with a negative errno and a one-line reason: -ENOTSUP for gccgo
+ * (libgo's scheduler has no casgstatus to follow), when a site function
+ * or the wait reasons cannot be found, or the arguments cannot be placed;
+ * -ENOENT when runtime.waitReason.String has not the shape expected; or
+ * the error of a read of the file.
  */
 int gstate_tracker__open(const struct go_binary *bin,
 			 const struct goroutine_layout *layout,

@@ -20,6 +20,29 @@ static bool compare_immediate(const cs_insn *ci, uint64_t *imm)
 	return true;
 }
 
+/* Is the instruction at CODE (LEN bytes, at ADDR), after a compare with
+ * IMM, the unsigned branch of a bounds check? The table's length: IMM for
+ * jb/jae (index < IMM), IMM + 1 for ja/jbe (index <= IMM). */
+static bool bounds_check(const uint8_t *code, size_t len, uint64_t addr,
+			 uint64_t imm, uint64_t *n)
+{
+	const cs_insn *ci = x86_disasm__one(code, len, addr);
+
+	if (!ci)
+		return false;
+	switch (ci->id) {
+	case X86_INS_JB:
+	case X86_INS_JAE:
+		*n = imm;
+		return true;
+	case X86_INS_JA:
+	case X86_INS_JBE:
+		*n = imm + 1;
+		return true;
+	}
+	return false;
+}
+
 /* Is CI `lea disp(%rip),%reg`? The register and the address. */
 static bool rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr)
 {
@@ -70,8 +93,8 @@ int indexed_table__find(const struct go_binary *bin, const struct go_func *fn,
 			break;
 		off += ci->size;
 		if (!have_len && compare_immediate(ci, &imm)) {
-			n = imm;
-			have_len = true;
+			have_len = bounds_check(code + off, span - off,
+						fn->addr + off, imm, &n);
 		} else if (rip_lea(ci, &lea_reg, &lea_addr)) {
 			continue;
 		} else if (have_len && lea_reg != X86_REG_INVALID &&

@@ -23,8 +23,9 @@
 #include "gobin/go_binary.h"
 
 /*
- * The length (the first immediate the function compares with) and the
- * address of the table of the function FN of BIN. Returns 0, or -ENOENT
+ * The length (from the compare of the index with an immediate that the
+ * bounds check's unsigned branch follows) and the address of the table
+ * of the function FN of BIN. Returns 0, or -ENOENT
  * with a reason when the code has no such shape.
  */
 int indexed_table__find(const struct go_binary *bin, const struct go_func *fn,
