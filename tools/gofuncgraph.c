@@ -627,6 +627,20 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	return err;
 }
 
+/* Say how many roots were still in flight at the end (or will never end:
+ * their root function was detached by --max-overhead): not printed. */
+static void report_unfinished(const struct grapher *g)
+{
+	const struct tree *t;
+	size_t n = 0;
+
+	for (t = g->trees; t; t = t->next)
+		n += t->n > 0;
+	if (n)
+		fprintf(stderr, "%s: %zu root call%s still in flight at the end, not printed\n",
+			TOOL, n, n == 1 ? "" : "s");
+}
+
 /* How --max-overhead names a row. */
 static const char *row_name(void *ctx, size_t row)
 {
@@ -738,6 +752,8 @@ int main(int argc, char **argv)
 		err = overhead_limit__add_links(limited, exit_probes);
 	if (!err)
 		err = trace(obj, &g, &target, limited);
+	if (!err)
+		report_unfinished(&g);
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
 	if (tracker)

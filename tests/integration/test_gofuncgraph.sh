@@ -189,6 +189,13 @@ else
 	fail "text output" "$(head -5 "$out" | tr '\n' ' ') $(head -2 "$out.err")"
 fi
 
+# A root still in flight when tracing ends (the demo's main.main, traced
+# for a second) is not printed, and stderr says so.
+out=$TMP/unfinished
+timeout 60 "$TOOL" -d 1 -c "$FIX/demo" main.main >"$out" 2>"$out.err"
+check "a root in flight at the end: said, not printed" \
+	bash -c "grep -qx 'gofuncgraph: 1 root call still in flight at the end, not printed' '$out.err' && ! grep -q '^main\.main goid=' '$out'"
+
 # Bad input: one line, non-zero exit.
 bad() {
 	local name=$1 out=$TMP/bad
