@@ -45,8 +45,25 @@ struct {
 	__type(value, struct graph_state);
 } states SEC(".maps");
 
-/* Send an event; false when the ring buffer is full (counted). ID: the
- * process and thread (bpf_get_current_pid_tgid()'s form). */
+/* Fill the event E, now. ID: the process and thread
+ * (bpf_get_current_pid_tgid()'s form). */
+static __always_inline void event_fill(struct graph_event *e, __u64 id,
+				       const struct graph_key *key, __u64 frame,
+				       __u32 func, __u8 kind, __u8 flags)
+{
+	e->ts = bpf_ktime_get_ns();
+	e->goid = key->goid;
+	e->frame = frame;
+	e->func = func;
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->kind = kind;
+	e->flags = flags;
+	e->pad = 0;
+}
+
+/* Send an event (event_fill()'s arguments); false when the ring buffer is
+ * full (counted). */
 static __always_inline bool send(__u64 id, const struct graph_key *key,
 				 __u64 frame, __u32 func, __u8 kind, __u8 flags)
 {
@@ -57,15 +74,7 @@ static __always_inline bool send(__u64 id, const struct graph_key *key,
 		events__lost();
 		return false;
 	}
-	e->ts = bpf_ktime_get_ns();
-	e->goid = key->goid;
-	e->frame = frame;
-	e->func = func;
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	e->kind = kind;
-	e->flags = flags;
-	e->pad = 0;
+	event_fill(e, id, key, frame, func, kind, flags);
 	/* (a wakeup per event would also show in the traced goroutines'
 	 * trees, as runnable (CPU)) */
 	bpf_ringbuf_submit(e, events__wakeup());
@@ -84,15 +93,7 @@ static __always_inline void send_stack(struct pt_regs *ctx, __u64 cookie,
 		events__lost();
 		return;
 	}
-	s->head.ts = bpf_ktime_get_ns();
-	s->head.goid = key->goid;
-	s->head.frame = 0;
-	s->head.func = 0;
-	s->head.pid = id >> 32;
-	s->head.tid = (__u32)id;
-	s->head.kind = GRAPH_STACK;
-	s->head.flags = 0;
-	s->head.pad = 0;
+	event_fill(&s->head, id, key, 0, 0, GRAPH_STACK, 0);
 	s->start_code = BPF_CORE_READ(task, mm, start_code);
 	s->nframes = user_stack__read(ctx, cookie, true, s->frames);
 	s->pad = 0;

@@ -101,31 +101,6 @@ static __always_inline bool gstate__on_thread(__u32 part)
 	return part == GSTATE_ON_CPU || part == GSTATE_OFF_CPU;
 }
 
-/* Move the goroutine of KEY into PART at NOW, closing the interval of the
- * part it was in; TID is the thread it runs on when PART is on one. (A
- * sched_switch may run between another probe's clock read and its move:
- * NOW can be before GS->since by that much, and adds nothing.) */
-static __always_inline void gstate__move(const struct gstate_key *key,
-					 struct gstate *gs, __u32 part,
-					 __u32 tid, __u64 now)
-{
-	__u32 slot = gs->part;
-
-	if (part == gs->part)
-		return;
-	if (slot < GSTATE_NSLOTS && now > gs->since)
-		gs->times.ns[slot] += now - gs->since;
-	gstate__closed(key, gs, now);
-	if (gstate__on_thread(gs->part) && !gstate__on_thread(part))
-		bpf_map_delete_elem(&gstate_threads, &gs->tid);
-	if (part == GSTATE_ON_CPU && gs->part != GSTATE_OFF_CPU) {
-		gs->tid = tid;
-		bpf_map_update_elem(&gstate_threads, &tid, key, BPF_ANY);
-	}
-	gs->part = part;
-	gs->since = now;
-}
-
 /* Bring GS's times up to NOW: the interval of its part so far is added
  * (and stays open). */
 static __always_inline void gstate__flush(struct gstate *gs, __u64 now)
@@ -135,6 +110,27 @@ static __always_inline void gstate__flush(struct gstate *gs, __u64 now)
 	if (slot < GSTATE_NSLOTS && now > gs->since)
 		gs->times.ns[slot] += now - gs->since;
 	gs->since = now;
+}
+
+/* Move the goroutine of KEY into PART at NOW, closing the interval of the
+ * part it was in; TID is the thread it runs on when PART is on one. (A
+ * sched_switch may run between another probe's clock read and its move:
+ * NOW can be before GS->since by that much, and adds nothing.) */
+static __always_inline void gstate__move(const struct gstate_key *key,
+					 struct gstate *gs, __u32 part,
+					 __u32 tid, __u64 now)
+{
+	if (part == gs->part)
+		return;
+	gstate__closed(key, gs, now);	/* before the flush: it reads since */
+	gstate__flush(gs, now);
+	if (gstate__on_thread(gs->part) && !gstate__on_thread(part))
+		bpf_map_delete_elem(&gstate_threads, &gs->tid);
+	if (part == GSTATE_ON_CPU && gs->part != GSTATE_OFF_CPU) {
+		gs->tid = tid;
+		bpf_map_update_elem(&gstate_threads, &tid, key, BPF_ANY);
+	}
+	gs->part = part;
 }
 
 /*
@@ -170,18 +166,24 @@ static __always_inline struct gstate *gstate__enter(const struct gstate_key *key
 	return gs;
 }
 
+/* Stop tracking the goroutine of KEY. */
+static __always_inline void gstate__forget(const struct gstate_key *key,
+					   struct gstate *gs)
+{
+	if (gstate__on_thread(gs->part))
+		bpf_map_delete_elem(&gstate_threads, &gs->tid);
+	bpf_map_delete_elem(&gstates, key);
+}
+
 /* A call that tracked the goroutine of KEY ended: one user less; the last
  * one stops the tracking. */
 static __always_inline void gstate__leave(const struct gstate_key *key,
 					  struct gstate *gs)
 {
-	if (gs->users > 1) {
+	if (gs->users > 1)
 		gs->users--;
-		return;
-	}
-	if (gstate__on_thread(gs->part))
-		bpf_map_delete_elem(&gstate_threads, &gs->tid);
-	bpf_map_delete_elem(&gstates, key);
+	else
+		gstate__forget(key, gs);
 }
 
 /* The parked slot of GP's wait reason (runtime.g.waitreason, a uint8);
@@ -253,10 +255,7 @@ int gstate_site(struct pt_regs *ctx)
 	}
 	part = gstate__site_part(ctx, site, key.g);
 	if (part == -2) {
-		/* gone: its calls in flight never return */
-		if (gstate__on_thread(gs->part))
-			bpf_map_delete_elem(&gstate_threads, &gs->tid);
-		bpf_map_delete_elem(&gstates, &key);
+		gstate__forget(&key, gs);	/* its calls never return */
 		return 0;
 	}
 	if (part >= 0)

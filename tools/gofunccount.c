@@ -77,13 +77,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 struct row {
 	const char *name;
 	bool inlined;
-	unsigned long long printed;	/* count already reported */
-	unsigned long long delta;
 };
 
 struct counter_table {
 	struct row *rows;
 	size_t nrows;
+	struct percpu_counters counts;	/* a row's, since the last print */
 	__u32 *row_of_probe;
 	int map_fd;		/* the counters, once loaded */
 	/* --max-overhead: its cookie indexes are the rows; NULL without */
@@ -117,6 +116,8 @@ static int counter_table__init(struct counter_table *t,
 	}
 	t->nrows = names.n;
 	name_table__free(&names);
+	if (!err)
+		err = percpu_counters__init(&t->counts, t->nrows, 1);
 	return err;
 }
 
@@ -124,36 +125,24 @@ static void counter_table__free(struct counter_table *t)
 {
 	free(t->rows);
 	free(t->row_of_probe);
+	percpu_counters__free(&t->counts);
 }
 
-/* Read every counter (summed over CPUs, in one batch) and compute what is
- * new since the last print. Counters are never cleared, so no hit is lost
- * between a read and a clear. */
-static int counter_table__read(struct counter_table *t)
+/* What row I counted since the last print. */
+static __u64 row_delta(const struct counter_table *t, size_t i)
 {
-	__u64 *sums;
-	size_t i;
-	int err;
-
-	sums = calloc(t->nrows ? t->nrows : 1, sizeof(*sums));
-	if (!sums)
-		return gt_error(-ENOMEM, "out of memory");
-	err = percpu_map__sum_all(t->map_fd, t->nrows, sums, 1);
-	for (i = 0; i < t->nrows && !err; i++) {
-		t->rows[i].delta = sums[i] - t->rows[i].printed;
-		t->rows[i].printed = sums[i];
-	}
-	free(sums);
-	return err;
+	return *percpu_counters__delta(&t->counts, i);
 }
 
-static int cmp_rows_by_delta(const void *a, const void *b)
+static int cmp_rows_by_delta(const void *a, const void *b, void *ctx)
 {
+	const struct counter_table *t = ctx;
 	const struct row *ra = *(const struct row *const *)a;
 	const struct row *rb = *(const struct row *const *)b;
+	__u64 da = row_delta(t, ra - t->rows), db = row_delta(t, rb - t->rows);
 
-	if (ra->delta != rb->delta)
-		return ra->delta < rb->delta ? -1 : 1;
+	if (da != db)
+		return da < db ? -1 : 1;
 	return strcmp(ra->name, rb->name);
 }
 
@@ -169,7 +158,8 @@ static void print_rows(const struct counter_table *t)
 		return;
 	for (i = 0; i < t->nrows; i++)
 		sorted[i] = &t->rows[i];
-	qsort(sorted, t->nrows, sizeof(*sorted), cmp_rows_by_delta);
+	qsort_r(sorted, t->nrows, sizeof(*sorted), cmp_rows_by_delta,
+		(void *)t);
 	if (!env.json) {
 		printf("\n");
 		if (env.timestamp)
@@ -180,14 +170,15 @@ static void print_rows(const struct counter_table *t)
 		const struct row *r = sorted[i];
 		const struct overhead_index *d =
 			overhead_limit__detached(t->limit, r - t->rows);
+		unsigned long long delta = row_delta(t, r - t->rows);
 
-		if (!r->delta)
+		if (!delta)
 			continue;
 		if (env.json) {
 			printf("{\"time\":\"%s\",\"func\":", ts);
 			json_print_string(stdout, r->name);
 			printf(",\"inlined\":%s,\"count\":%llu",
-			       r->inlined ? "true" : "false", r->delta);
+			       r->inlined ? "true" : "false", delta);
 			if (d)
 				printf(",\"partial\":true,\"detached_after\":%llu,"
 				       "\"detached_rate\":%.0f",
@@ -197,7 +188,7 @@ static void print_rows(const struct counter_table *t)
 		} else {
 			snprintf(name, sizeof(name), "%s%s", r->name,
 				 r->inlined ? " [inlined]" : "");
-			printf("%-36s %8llu", name, r->delta);
+			printf("%-36s %8llu", name, delta);
 			if (d)
 				printf("  partial: %s", overhead_index__str(d,
 				       detached, sizeof(detached)));
@@ -274,7 +265,7 @@ static int print_counts(void *ctx)
 	struct counter_table *t = ctx;
 	int err;
 
-	err = counter_table__read(t);
+	err = percpu_counters__read(&t->counts, t->map_fd);
 	if (!err)
 		print_rows(t);
 	return err;

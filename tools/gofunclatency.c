@@ -127,27 +127,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* A traced function's histogram as last printed (cp.names[i] names it):
- * the BPF histograms are never cleared, so no call is lost between a read
- * and a clear; each print shows what is new. */
-struct func_row {
-	struct hist printed;
-	struct hist delta;
+/* -S: a function's parked time by wait reason, as last read and what
+ * grew since (the map is a hash: read key by key). */
+struct parked_row {
+	__u64 printed[GSTATE_MAX_REASONS], delta[GSTATE_MAX_REASONS];
 };
 
-/* -S: a function's parts as last printed, and what is new. Its parked
- * time by reason is allocated once it has any. */
-struct split_row {
-	struct split printed, delta;
-	__u64 *parked_printed, *parked_delta;	/* GSTATE_MAX_REASONS */
-	/* --split-hists: by part, as last printed, and what is new */
-	struct hist hist_printed[SPLIT_NPARTS], hist_delta[SPLIT_NPARTS];
-};
-
+/* The BPF counters are never cleared, so no call is lost between a read
+ * and a clear; each print shows what grew since the last (cp.names[i]
+ * names row i). */
 struct latency_plan {
 	struct call_probes cp;		/* rows: functions */
-	struct func_row *rows;
-	struct split_row *splits;	/* -S: by row */
+	struct percpu_counters hists;	/* struct hist: one, or a row's (-F) */
+	struct percpu_counters splits;	/* -S: struct split, a row's */
+	struct percpu_counters part_hists;	/* --split-hists: struct
+						 * hist, SPLIT_NPARTS a row */
+	struct parked_row **parked;	/* -S: a row's, once it has any */
 	struct gstate_tracker *tracker;	/* -S */
 	/* --max-overhead: its cookie indexes are the rows; NULL without */
 	const struct overhead_limit *limit;
@@ -157,26 +152,26 @@ static void latency_plan__free(struct latency_plan *p)
 {
 	size_t i;
 
-	for (i = 0; p->splits && i < p->cp.nrows; i++) {
-		free(p->splits[i].parked_printed);
-		free(p->splits[i].parked_delta);
-	}
-	free(p->splits);
+	for (i = 0; p->parked && i < p->cp.nrows; i++)
+		free(p->parked[i]);
+	free(p->parked);
+	percpu_counters__free(&p->hists);
+	percpu_counters__free(&p->splits);
+	percpu_counters__free(&p->part_hists);
 	gstate_tracker__close(p->tracker);
-	free(p->rows);
 	call_probes__free(&p->cp);
 }
+
+/* Each counter in u64 words. */
+#define WORDS(type)	(sizeof(type) / sizeof(__u64))
 
 static int latency_plan__init(struct latency_plan *plan,
 			      const struct go_binary *bin,
 			      const struct func_probes *fp)
 {
+	size_t nrows;
 	int err;
 
-	/* a row per name at most */
-	plan->rows = calloc(fp->n ? fp->n : 1, sizeof(*plan->rows));
-	if (!plan->rows)
-		return gt_error(-ENOMEM, "out of memory");
 	err = call_probes__init(&plan->cp, fp->n, env.tool.verbose);
 	if (!err)
 		err = call_probes__add(&plan->cp, bin, fp, NULL);
@@ -188,121 +183,56 @@ static int latency_plan__init(struct latency_plan *plan,
 	/* with nothing left to time, the list says why */
 	left_out__print(&plan->cp.left_out, stderr, TOOL,
 			env.tool.verbose || !plan->cp.nrows);
-	if (!plan->cp.nrows)
+	nrows = plan->cp.nrows;
+	if (!nrows)
 		return gt_error(-ENOENT, "no function matching '%s' can be timed",
 				env.tool.spec);
-	if (env.split) {
-		plan->splits = calloc(plan->cp.nrows, sizeof(*plan->splits));
-		if (!plan->splits)
-			return gt_error(-ENOMEM, "out of memory");
+	err = percpu_counters__init(&plan->hists, env.per_function ? nrows : 1,
+				    WORDS(struct hist));
+	if (!err && env.split)
+		err = percpu_counters__init(&plan->splits, nrows,
+					    WORDS(struct split));
+	if (!err && env.split_hists)
+		err = percpu_counters__init(&plan->part_hists,
+					    nrows * SPLIT_NPARTS,
+					    WORDS(struct hist));
+	if (!err && env.split) {
+		plan->parked = calloc(nrows, sizeof(*plan->parked));
+		if (!plan->parked)
+			err = gt_error(-ENOMEM, "out of memory");
 	}
-	return 0;
-}
-
-/* --split-hists: read the part histograms of every function (one batch),
- * and compute what is new since the last print. */
-static int read_part_hists(struct latency_plan *plan, int fd)
-{
-	const size_t nwords = sizeof(struct hist) / sizeof(__u64);
-	size_t n = plan->cp.nrows * SPLIT_NPARTS, i, w;
-	struct hist *sums;
-	int err;
-
-	sums = calloc(n, sizeof(*sums));
-	if (!sums)
-		return gt_error(-ENOMEM, "out of memory");
-	err = percpu_map__sum_all(fd, n, (__u64 *)sums, nwords);
-	for (i = 0; i < n && !err; i++) {
-		struct split_row *r = &plan->splits[i / SPLIT_NPARTS];
-		__u64 *printed = (__u64 *)&r->hist_printed[i % SPLIT_NPARTS];
-		__u64 *delta = (__u64 *)&r->hist_delta[i % SPLIT_NPARTS];
-		const __u64 *now = (const __u64 *)&sums[i];
-
-		for (w = 0; w < nwords; w++)
-			delta[w] = now[w] - printed[w];
-		r->hist_printed[i % SPLIT_NPARTS] = sums[i];
-	}
-	free(sums);
 	return err;
 }
 
-/* -S: read the parts of every function (one batch) and the parked time
- * by reason, and compute what is new since the last print. */
-static int read_splits(struct latency_plan *plan, int splits_fd,
-		       int parked_fd)
+/* -S: the parked time by reason, key by key, and what grew since the last
+ * read. */
+static int read_parked(struct latency_plan *plan, int parked_fd)
 {
-	const size_t nwords = sizeof(struct split) / sizeof(__u64);
 	struct parked_key key, next, *prev = NULL;
-	struct split *sums;
-	struct split_row *r;
-	size_t i, w;
+	struct parked_row *r;
+	size_t i;
 	__u64 ns;
-	int err;
 
-	sums = calloc(plan->cp.nrows, sizeof(*sums));
-	if (!sums)
-		return gt_error(-ENOMEM, "out of memory");
-	err = percpu_map__sum_all(splits_fd, plan->cp.nrows, (__u64 *)sums,
-				  nwords);
-	for (i = 0; i < plan->cp.nrows && !err; i++) {
-		const __u64 *now = (const __u64 *)&sums[i];
-		__u64 *printed = (__u64 *)&plan->splits[i].printed;
-		__u64 *delta = (__u64 *)&plan->splits[i].delta;
-
-		for (w = 0; w < nwords; w++)
-			delta[w] = now[w] - printed[w];
-		plan->splits[i].printed = sums[i];
-		if (plan->splits[i].parked_delta)
-			memset(plan->splits[i].parked_delta, 0,
-			       GSTATE_MAX_REASONS * sizeof(__u64));
-	}
-	free(sums);
-	while (!err && !bpf_map_get_next_key(parked_fd, prev, &next)) {
+	for (i = 0; i < plan->cp.nrows; i++)
+		if (plan->parked[i])
+			memset(plan->parked[i]->delta, 0,
+			       sizeof(plan->parked[i]->delta));
+	while (!bpf_map_get_next_key(parked_fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(parked_fd, &key, &ns) ||
 		    key.func >= plan->cp.nrows ||
 		    key.reason >= GSTATE_MAX_REASONS)
 			continue;
-		r = &plan->splits[key.func];
-		if (!r->parked_printed) {
-			r->parked_printed = calloc(GSTATE_MAX_REASONS, sizeof(__u64));
-			r->parked_delta = calloc(GSTATE_MAX_REASONS, sizeof(__u64));
-			if (!r->parked_printed || !r->parked_delta)
-				return gt_error(-ENOMEM, "out of memory");
-		}
-		r->parked_delta[key.reason] = ns - r->parked_printed[key.reason];
-		r->parked_printed[key.reason] = ns;
+		if (!plan->parked[key.func])
+			plan->parked[key.func] = calloc(1, sizeof(*r));
+		r = plan->parked[key.func];
+		if (!r)
+			return gt_error(-ENOMEM, "out of memory");
+		r->delta[key.reason] = ns - r->printed[key.reason];
+		r->printed[key.reason] = ns;
 	}
-	return err;
-}
-
-/* Sum every histogram over CPUs (in one batch) and compute what is new
- * since the last print. */
-static int read_hists(struct latency_plan *plan, int map_fd, size_t nhists)
-{
-	struct hist sum, *sums;
-	size_t key;
-	int s, err;
-
-	sums = calloc(nhists ? nhists : 1, sizeof(*sums));
-	if (!sums)
-		return gt_error(-ENOMEM, "out of memory");
-	/* struct hist is u64 words only */
-	err = percpu_map__sum_all(map_fd, nhists, (__u64 *)sums,
-				  sizeof(*sums) / sizeof(__u64));
-	for (key = 0; key < nhists && !err; key++) {
-		struct func_row *r = &plan->rows[key];
-
-		sum = sums[key];
-		for (s = 0; s < HIST_NSLOTS; s++)
-			r->delta.slots[s] = sum.slots[s] - r->printed.slots[s];
-		r->delta.total_ns = sum.total_ns - r->printed.total_ns;
-		r->delta.count = sum.count - r->printed.count;
-		r->printed = sum;
-	}
-	free(sums);
-	return err;
+	return 0;
 }
 
 /* What is partial in a histogram: with -F, D says its function was
@@ -360,6 +290,15 @@ static void print_hist(const char *name, const struct hist *h,
 		printf("\n");
 }
 
+/* -S: what one function's split shows, from what grew since the last
+ * print: its parts, its parked time by reason and its histograms by part
+ * (NULL when it has none). */
+struct split_row {
+	const struct split *s;
+	const __u64 *parked;		/* GSTATE_MAX_REASONS */
+	const struct hist *hists;	/* SPLIT_NPARTS */
+};
+
 /* Parked time whose reason the map of reasons had no room for (it holds
  * 65536 functions x reasons): so that the parts still add up. */
 #define UNKEPT_REASON	"(reason not kept)"
@@ -369,18 +308,17 @@ static __u64 parked_unkept(const struct split_row *r)
 	__u64 sum = 0;
 	uint32_t i;
 
-	for (i = 0; r->parked_delta && i < GSTATE_MAX_REASONS; i++)
-		sum += r->parked_delta[i];
-	return r->delta.ns[GSTATE_PARKED] > sum ?
-	       r->delta.ns[GSTATE_PARKED] - sum : 0;
+	for (i = 0; r->parked && i < GSTATE_MAX_REASONS; i++)
+		sum += r->parked[i];
+	return r->s->ns[GSTATE_PARKED] > sum ? r->s->ns[GSTATE_PARKED] - sum : 0;
 }
 
 /* The time of slot SLOT (enum gstate_part; parked + reason) of R. */
 static __u64 split_ns(const struct split_row *r, uint32_t slot)
 {
 	if (slot < GSTATE_PARKED)
-		return r->delta.ns[slot];
-	return r->parked_delta ? r->parked_delta[slot - GSTATE_PARKED] : 0;
+		return r->s->ns[slot];
+	return r->parked ? r->parked[slot - GSTATE_PARKED] : 0;
 }
 
 static void print_split_json(const struct latency_plan *plan, const char *ts,
@@ -398,11 +336,11 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 	printf("{\"time\":\"%s\",\"func\":", ts);
 	json_print_string(stdout, name);
 	printf(",\"count\":%llu,\"total_ns\":%llu",
-	       (unsigned long long)r->delta.count,
-	       (unsigned long long)r->delta.total_ns);
+	       (unsigned long long)r->s->count,
+	       (unsigned long long)r->s->total_ns);
 	for (slot = 0; slot < GSTATE_PARKED; slot++)
 		printf(",\"%s\":%llu", keys[slot],
-		       (unsigned long long)r->delta.ns[slot]);
+		       (unsigned long long)r->s->ns[slot]);
 	printf(",\"parked_ns\":{");
 	for (slot = GSTATE_PARKED; slot < GSTATE_NSLOTS; slot++) {
 		if (!split_ns(r, slot))
@@ -417,15 +355,15 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 		printf("%s\"%s\":%llu", sep, UNKEPT_REASON,
 		       (unsigned long long)parked_unkept(r));
 	printf("}");
-	if (env.split_hists) {
+	if (r->hists) {
 		printf(",\"hists\":{");
 		for (slot = 0, sep = ""; slot < SPLIT_NPARTS; slot++) {
-			if (!r->hist_delta[slot].count)
+			if (!r->hists[slot].count)
 				continue;
 			printf("%s\"%s\":", sep,
 			       slot < GSTATE_PARKED ? keys[slot] : "parked_ns");
 			histogram__print_json(stdout,
-					      (const uint64_t *)r->hist_delta[slot].slots,
+					      (const uint64_t *)r->hists[slot].slots,
 					      HIST_NSLOTS, env.unit);
 			sep = ",";
 		}
@@ -439,16 +377,16 @@ static void print_part(const char *label, __u64 t, const struct split_row *r)
 {
 	printf("    %-34s %14llu %6.1f%% %14llu\n", label,
 	       (unsigned long long)(t / env.unit_div),
-	       r->delta.total_ns ? 100.0 * t / r->delta.total_ns : 0.0,
-	       (unsigned long long)(t / env.unit_div / r->delta.count));
+	       r->s->total_ns ? 100.0 * t / r->s->total_ns : 0.0,
+	       (unsigned long long)(t / env.unit_div / r->s->count));
 }
 
 /* One function's parts: time, share of its total, average per call. */
 static void print_split(const struct latency_plan *plan, const char *name,
 			const struct split_row *r)
 {
-	unsigned long long total = r->delta.total_ns / env.unit_div;
-	unsigned long long count = r->delta.count, t;
+	unsigned long long total = r->s->total_ns / env.unit_div;
+	unsigned long long count = r->s->count, t;
 	char label[96];
 	uint32_t slot;
 
@@ -467,8 +405,8 @@ static void print_split(const struct latency_plan *plan, const char *name,
 	}
 	if (parked_unkept(r))
 		print_part("parked: " UNKEPT_REASON, parked_unkept(r), r);
-	for (slot = 0; env.split_hists && slot < SPLIT_NPARTS; slot++) {
-		const struct hist *h = &r->hist_delta[slot];
+	for (slot = 0; r->hists && slot < SPLIT_NPARTS; slot++) {
+		const struct hist *h = &r->hists[slot];
 
 		if (!h->count)
 			continue;
@@ -488,24 +426,31 @@ static void print_splits(const struct latency_plan *plan, const char *ts)
 	size_t i;
 
 	for (i = 0; i < plan->cp.nrows; i++) {
-		const struct split_row *r = &plan->splits[i];
+		struct split_row r = {
+			.s = (const struct split *)
+				percpu_counters__delta(&plan->splits, i),
+			.parked = plan->parked[i] ? plan->parked[i]->delta : NULL,
+		};
 
-		if (!r->delta.count)
+		if (!r.s->count)
 			continue;
+		if (env.split_hists)
+			r.hists = (const struct hist *)percpu_counters__delta(
+					&plan->part_hists, i * SPLIT_NPARTS);
 		if (env.tool.json) {
-			print_split_json(plan, ts, plan->cp.names[i], r);
+			print_split_json(plan, ts, plan->cp.names[i], &r);
 			continue;
 		}
 		if (!header)
 			printf("Where the time went:\n");
 		header = true;
-		print_split(plan, plan->cp.names[i], r);
+		print_split(plan, plan->cp.names[i], &r);
 	}
 	if (header)
 		printf("\n");
 }
 
-static void print_hists(const struct latency_plan *plan, size_t nhists)
+static void print_hists(const struct latency_plan *plan)
 {
 	struct partial p = { 0 };
 	char ts[16];
@@ -517,8 +462,9 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 		if (env.tool.timestamp)
 			printf("%-8s\n", ts);
 	}
-	for (i = 0; i < nhists; i++) {
-		const struct hist *h = &plan->rows[i].delta;
+	for (i = 0; i < plan->hists.nkeys; i++) {
+		const struct hist *h = (const struct hist *)
+			percpu_counters__delta(&plan->hists, i);
 		const char *name = env.per_function ? plan->cp.names[i] : NULL;
 
 		if (env.per_function && !h->count)
@@ -532,7 +478,7 @@ static void print_hists(const struct latency_plan *plan, size_t nhists)
 		else
 			print_hist(name, h, &p);
 	}
-	if (plan->splits)
+	if (env.split)
 		print_splits(plan, ts);
 	fflush(stdout);
 }
@@ -564,7 +510,7 @@ static int prepare_split(struct gofunclatency_bpf *obj,
  * or NULL. */
 static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		    const struct goroutine_layout *layout, bool sp_keyed,
-		    size_t nhists, const struct latency_plan *plan,
+		    const struct latency_plan *plan,
 		    struct overhead_limit *limit)
 {
 	struct gofunclatency_bpf *obj = gofunclatency_bpf__open();
@@ -585,7 +531,8 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
 					      obj->maps.probe_hits);
 	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.hists, nhists);
+		err = skeleton__load(obj->skeleton, obj->maps.hists,
+				     plan->hists.nkeys);
 	if (!err && limit) {
 		struct bpf_program *progs[] = {
 			obj->progs.call_entry, obj->progs.call_exit,
@@ -607,23 +554,25 @@ static const char *row_name(void *ctx, size_t row)
 /* What each interval prints: the histograms of the map, and -S's parts. */
 struct printer {
 	struct latency_plan *plan;
-	int map_fd;
-	size_t nhists;
-	int splits_fd, parked_fd, part_hists_fd;
+	int hists_fd, splits_fd, parked_fd, part_hists_fd;
 };
 
 static int print_interval(void *ctx)
 {
 	struct printer *pr = ctx;
+	struct latency_plan *plan = pr->plan;
 	int err;
 
-	err = read_hists(pr->plan, pr->map_fd, pr->nhists);
-	if (!err && pr->plan->splits)
-		err = read_splits(pr->plan, pr->splits_fd, pr->parked_fd);
+	err = percpu_counters__read(&plan->hists, pr->hists_fd);
+	if (!err && env.split)
+		err = percpu_counters__read(&plan->splits, pr->splits_fd);
+	if (!err && env.split)
+		err = read_parked(plan, pr->parked_fd);
 	if (!err && env.split_hists)
-		err = read_part_hists(pr->plan, pr->part_hists_fd);
+		err = percpu_counters__read(&plan->part_hists,
+					    pr->part_hists_fd);
 	if (!err)
-		print_hists(pr->plan, pr->nhists);
+		print_hists(plan);
 	return err;
 }
 
@@ -636,7 +585,6 @@ int main(int argc, char **argv)
 	struct gofunclatency_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
 	struct printer pr = { .plan = &plan };
-	size_t nhists = 1;
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { NULL, row_name, &plan };
 	int err;
@@ -654,8 +602,6 @@ int main(int argc, char **argv)
 		err = gstate_tracker__open(target.bin, &layout, &plan.tracker);
 	if (!err)
 		err = latency_plan__init(&plan, target.bin, &fp);
-	if (!err && env.per_function)
-		nhists = plan.cp.nrows;
 	if (!err && env.tool.max_overhead) {
 		err = overhead_limit__init(&limit, env.tool.max_overhead,
 					   plan.cp.nrows);
@@ -664,7 +610,7 @@ int main(int argc, char **argv)
 	}
 	if (!err)
 		err = load_bpf(&obj, target.tgid, &layout,
-			       target.bin->is_gccgo, nhists, &plan, watch.limit);
+			       target.bin->is_gccgo, &plan, watch.limit);
 	/* the tracker first: a call that starts sees every transition */
 	if (!err && plan.tracker)
 		err = gstate_tracker__attach(plan.tracker,
@@ -686,8 +632,7 @@ int main(int argc, char **argv)
 	if (!err && watch.limit)
 		err = overhead_limit__add_links(&limit, exit_probes);
 	if (!err) {
-		pr.map_fd = bpf_map__fd(obj->maps.hists);
-		pr.nhists = nhists;
+		pr.hists_fd = bpf_map__fd(obj->maps.hists);
 		pr.splits_fd = bpf_map__fd(obj->maps.splits);
 		pr.parked_fd = bpf_map__fd(obj->maps.parked);
 		pr.part_hists_fd = bpf_map__fd(obj->maps.part_hists);

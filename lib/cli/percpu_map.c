@@ -102,3 +102,42 @@ out:
 	free(values);
 	return err;
 }
+
+int percpu_counters__init(struct percpu_counters *c, size_t nkeys,
+			  size_t nwords)
+{
+	size_t n = (nkeys ? nkeys : 1) * nwords;
+
+	c->nkeys = nkeys;
+	c->nwords = nwords;
+	c->printed = calloc(n, sizeof(*c->printed));
+	c->delta = calloc(n, sizeof(*c->delta));
+	if (!c->printed || !c->delta)
+		return gt_error(-ENOMEM, "out of memory");
+	return 0;
+}
+
+int percpu_counters__read(struct percpu_counters *c, int map_fd)
+{
+	size_t n = c->nkeys * c->nwords, i;
+	__u64 *sums;
+	int err;
+
+	sums = calloc(n ? n : 1, sizeof(*sums));
+	if (!sums)
+		return gt_error(-ENOMEM, "out of memory");
+	err = percpu_map__sum_all(map_fd, c->nkeys, sums, c->nwords);
+	for (i = 0; i < n && !err; i++) {
+		c->delta[i] = sums[i] - c->printed[i];
+		c->printed[i] = sums[i];
+	}
+	free(sums);
+	return err;
+}
+
+void percpu_counters__free(struct percpu_counters *c)
+{
+	free(c->printed);
+	free(c->delta);
+	memset(c, 0, sizeof(*c));
+}

@@ -24,4 +24,33 @@ int percpu_map__sum(int map_fd, __u32 key, __u64 *sum, size_t nwords);
  */
 int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords);
 
+/*
+ * What is new in a per-CPU array since it was last read, the way every
+ * tool prints its counts: the BPF side never clears them (no hit is lost
+ * between a read and a clear), so each read keeps the sums (PRINTED) and
+ * what grew since the read before (DELTA), NKEYS elements of NWORDS u64
+ * words each, element KEY at KEY * NWORDS.
+ */
+struct percpu_counters {
+	__u64 *printed, *delta;
+	size_t nkeys, nwords;
+};
+
+/* Room for NKEYS elements of NWORDS words, all 0. Returns 0 or -ENOMEM. */
+int percpu_counters__init(struct percpu_counters *c, size_t nkeys,
+			  size_t nwords);
+
+/* Read MAP_FD (percpu_map__sum_all()) into C. Returns 0 or a negative
+ * errno with a reason. */
+int percpu_counters__read(struct percpu_counters *c, int map_fd);
+
+/* Element KEY of what grew at the last read. */
+static inline const __u64 *percpu_counters__delta(const struct percpu_counters *c,
+						  size_t key)
+{
+	return c->delta + key * c->nwords;
+}
+
+void percpu_counters__free(struct percpu_counters *c);
+
 #endif

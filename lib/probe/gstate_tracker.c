@@ -143,10 +143,7 @@ static int add_site(const struct go_binary *bin, struct gstate_tracker *t,
 	if (elf_file__vaddr_to_offset(bin->elf, fn->addr, &off))
 		return gt_error(-ENOTSUP, "%s: %s is not in the file",
 				bin->elf->path, name);
-	t->site_offsets[t->nsites] = off;
-	t->site_cookies[t->nsites] = site;
-	t->nsites++;
-	return 0;
+	return uprobe_list__add(&t->sites, off, site);
 }
 
 static int find_sites(const struct go_binary *bin, struct gstate_tracker *t)
@@ -215,16 +212,9 @@ int gstate_tracker__attach(struct gstate_tracker *t,
 			   struct bpf_program *switch_prog, const char *path,
 			   pid_t pid)
 {
-	struct uprobe_list list = { 0 };
-	size_t i;
-	int err = 0;
+	int err;
 
-	for (i = 0; i < t->nsites && !err; i++)
-		err = uprobe_list__add(&list, t->site_offsets[i],
-				       t->site_cookies[i]);
-	if (!err)
-		err = uprobes__attach(site_prog, path, pid, &list, &t->probes);
-	uprobe_list__free(&list);
+	err = uprobes__attach(site_prog, path, pid, &t->sites, &t->probes);
 	if (err)
 		return err;
 	t->switch_link = bpf_program__attach(switch_prog);
@@ -253,6 +243,7 @@ void gstate_tracker__close(struct gstate_tracker *t)
 	if (!t)
 		return;
 	gstate_tracker__detach(t);
+	uprobe_list__free(&t->sites);
 	for (i = 0; i < t->nreasons; i++)
 		free(t->reasons[i]);
 	free(t->reasons);

@@ -27,15 +27,14 @@
 #include <bpf/libbpf.h>
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
+#include "probe/uprobes.h"
 #include "gstate.h"
 
 struct gstate_tracker {
 	struct gstate_config config;	/* for the BPF programs' rodata */
 	char **reasons;			/* by runtime.waitReason */
 	size_t nreasons;
-	uint64_t site_offsets[4];	/* file offsets, by enum gstate_site */
-	uint64_t site_cookies[4];
-	size_t nsites;
+	struct uprobe_list sites;	/* cookies: enum gstate_site */
 	struct uprobes *probes;		/* once attached */
 	struct bpf_link *switch_link;
 };

@@ -103,7 +103,7 @@ static void check_tracker(const char *path, const struct reasons *want,
 		     want->s[2]);
 	CHECK_EQ_STR(gstate_tracker__slot_name(t, GSTATE_SYSCALL), "syscall");
 	/* casgstatus, preemptPark; from 1.27 the syscall fast path's two */
-	CHECK_EQ_INT(t->nsites, minor >= 27 ? 4 : 2);
+	CHECK_EQ_INT(t->sites.n, minor >= 27 ? 4 : 2);
 	/* abi-internal.md: gp, oldval, newval in RAX, RBX, RCX; before 1.17
 	 * on the stack after the return address */
 	if (minor >= 17) {

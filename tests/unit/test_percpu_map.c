@@ -87,9 +87,46 @@ TEST(sums_all_elements_at_once)
 	close(fd);
 }
 
+/* percpu_counters: each read's delta is what grew since the read before. */
+TEST(counters_delta_since_last_read)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd, c, w;
+	__u64 values[1024 * NWORDS];
+	struct percpu_counters pc = { 0 };
+	__u32 key = 1;
+
+	CHECK(ncpus > 0 && ncpus <= 1024);
+	if (ncpus <= 0 || ncpus > 1024)
+		return;
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_counters",
+			    sizeof(__u32), NWORDS * sizeof(__u64), NKEYS, NULL);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_EQ_INT(percpu_counters__init(&pc, NKEYS, NWORDS), 0);
+	for (c = 0; c < ncpus; c++)
+		for (w = 0; w < NWORDS; w++)
+			values[c * NWORDS + w] = w + 1;
+	CHECK_EQ_INT(bpf_map_update_elem(fd, &key, values, BPF_ANY), 0);
+	CHECK_EQ_INT(percpu_counters__read(&pc, fd), 0);
+	for (w = 0; w < NWORDS; w++)
+		CHECK_EQ_INT(percpu_counters__delta(&pc, 1)[w],
+			     (__u64)ncpus * (w + 1));
+	CHECK_EQ_INT(percpu_counters__delta(&pc, 0)[0], 0);
+	/* CPU 0 counts 5 more of word 2: that alone is new */
+	values[2] += 5;
+	CHECK_EQ_INT(bpf_map_update_elem(fd, &key, values, BPF_ANY), 0);
+	CHECK_EQ_INT(percpu_counters__read(&pc, fd), 0);
+	CHECK_EQ_INT(percpu_counters__delta(&pc, 1)[0], 0);
+	CHECK_EQ_INT(percpu_counters__delta(&pc, 1)[2], 5);
+	percpu_counters__free(&pc);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(sums_each_word_over_cpus);
 	RUN(sums_all_elements_at_once);
+	RUN(counters_delta_since_last_read);
 	return TEST_SUMMARY();
 }
