@@ -16,6 +16,10 @@
  * CPU) becomes an event when that ends, which user space places in the
  * tree where it happened.
  *
+ * gccgo: a goroutine is named by its first split-stack segment, and its
+ * frames' depths come through the segments (split_stack_frame()); libgo's
+ * g is out of reach, so there are no waits.
+ *
  * A panic that unwinds the root, or runtime.Goexit inside it, leaves the
  * state behind: the goroutine's next root entry starts afresh (a root entry
  * on a goroutine whose state has no frame above it restarts it), and the
@@ -29,9 +33,11 @@
 const volatile __u32 goid_offset = 152;
 const volatile __u32 stack_hi_offset = 8;
 const volatile __s64 tls_g_offset = -8;
+const volatile __s64 tls_segment_offset = 0;	/* not 0: gccgo */
 const volatile __u32 max_events = 4096;	/* -M: per root call */
 const volatile bool waits = false;	/* follow the goroutine's states */
 const volatile bool user_stack = false;	/* -U: each root's stack */
+const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 
 #include "gstate.bpf.h"
 
@@ -95,7 +101,7 @@ static __always_inline void send_stack(struct pt_regs *ctx, __u64 cookie,
 	}
 	event_fill(&s->head, id, key, 0, 0, GRAPH_STACK, 0);
 	s->start_code = BPF_CORE_READ(task, mm, start_code);
-	s->nframes = user_stack__read(ctx, cookie, true, s->frames);
+	s->nframes = user_stack__read(ctx, cookie, frame_pointers, s->frames);
 	s->pad = 0;
 	bpf_ringbuf_submit(s, events__wakeup());
 }
@@ -128,6 +134,20 @@ static __always_inline void gstate__closed(const struct gstate_key *gkey,
 		       GRAPH_WAIT);
 }
 
+/* The goroutine at this probe (its id in *GOID: gccgo's first stack
+ * segment) and the depth of its frame; *G is 0 for gccgo, whose g is out
+ * of reach. False when they cannot be read. */
+static __always_inline bool graph_frame(struct pt_regs *ctx, __u64 cookie,
+					__u64 *g, __u64 *goid, __u64 *frame)
+{
+	if (tls_segment_offset) {
+		*g = 0;
+		return split_stack_frame(ctx, tls_segment_offset, goid, frame);
+	}
+	return goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
+			       stack_hi_offset, g, goid, frame);
+}
+
 SEC("uprobe")
 int graph_entry(struct pt_regs *ctx)
 {
@@ -140,8 +160,7 @@ int graph_entry(struct pt_regs *ctx)
 
 	if (!call_hit(ctx, cookie, id))
 		return 0;
-	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
-			     stack_hi_offset, &g, &key.goid, &frame))
+	if (!graph_frame(ctx, cookie, &g, &key.goid, &frame))
 		return 0;
 	st = bpf_map_lookup_elem(&states, &key);
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
@@ -184,8 +203,7 @@ int graph_exit(struct pt_regs *ctx)
 
 	if (other_process(id) || !overhead__hit(cookie, false))
 		return 0;
-	if (!goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
-			     stack_hi_offset, &g, &key.goid, &frame))
+	if (!graph_frame(ctx, cookie, &g, &key.goid, &frame))
 		return 0;
 	st = bpf_map_lookup_elem(&states, &key);
 	if (!st)

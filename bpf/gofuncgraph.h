@@ -23,8 +23,9 @@ enum graph_event_kind {
 /* One call, return or wait on a goroutine inside a root call. */
 struct graph_event {
 	__u64 ts;		/* bpf_ktime_get_ns() */
-	__u64 goid;
-	__u64 frame;		/* stack.hi - SP: the frame's depth */
+	__u64 goid;		/* gccgo: the first stack segment */
+	__u64 frame;		/* stack.hi - SP: the frame's depth (gccgo:
+				 * split_stack_frame()'s) */
 	__u32 func;		/* the cookie's index: a row of the tool */
 	__u32 pid;
 	__u32 tid;
@@ -45,7 +46,7 @@ struct graph_stack {
 /* A goroutine inside a root call: where the root's frame is, how many
  * events it sent. */
 struct graph_key {
-	__u64 goid;
+	__u64 goid;		/* as in struct graph_event */
 	__u32 tgid;
 	__u32 pad;
 };

@@ -151,6 +151,49 @@ static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
 	return true;
 }
 
+/*
+ * gccgo's goroutines run on split stacks (libgcc's generic-morestack.c): a
+ * chain of segments, each a struct stack_segment (prev, next, size and four
+ * more words) followed by SIZE bytes of stack, which grows down from their
+ * end. The running goroutine's current segment is at fsbase +
+ * TLS_SEGMENT_OFFSET (lib/goabi/goroutine.h). Into *STACK, the goroutine's
+ * first segment, which names it; into *FRAME, the depth of the frame at
+ * this probe: the sizes of the segments before the current one, and the
+ * current one's end - SP. Stacks never move: a function's entry and its
+ * return (through the morestack trampoline's RET, when it ran on a new
+ * segment) see the same depth. False when a segment cannot be read, or
+ * the goroutine has more than SPLIT_STACK_MAX_SEGMENTS.
+ */
+#define STACK_SEGMENT_HEADER		56
+#define SPLIT_STACK_MAX_SEGMENTS	64
+
+static __always_inline bool split_stack_frame(struct pt_regs *ctx,
+					      __s64 tls_segment_offset,
+					      __u64 *stack, __u64 *frame)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 sp = BPF_CORE_READ(ctx, sp), fsbase, seg = 0;
+	struct { __u64 prev, next, size; } s;
+	int i;
+
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase || bpf_probe_read_user(&seg, sizeof(seg),
+					   (void *)(fsbase + tls_segment_offset)))
+		return false;
+	*frame = 0 - sp;
+	for (i = 0; i < SPLIT_STACK_MAX_SEGMENTS && seg; i++) {
+		if (bpf_probe_read_user(&s, sizeof(s), (void *)seg))
+			return false;
+		*frame += s.size + (i ? 0 : seg + STACK_SEGMENT_HEADER);
+		if (!s.prev) {
+			*stack = seg;
+			return true;
+		}
+		seg = s.prev;
+	}
+	return false;
+}
+
 /* The running goroutine's id, at GOID_OFFSET in g (where depends on the Go
  * version); 0 when it cannot be read, or when GOID_OFFSET is 0: gccgo has
  * no goroutine ids. The arguments are current_g()'s. */

@@ -79,6 +79,10 @@ static const char doc[] =
 "waiting for a P, /* runnable (CPU) */ its thread off the CPU, /* syscall */\n"
 "(--no-waits: calls only, and no probe on the scheduler).\n"
 "\n"
+"gccgo programs get trees without waits, their goroutine ids printed as -\n"
+"(libgo's g is out of reach; goroutines are told apart by their split\n"
+"stacks); a root in libgo (go:fmt.Fprintf) needs -p or -c.\n"
+"\n"
 "--max-overhead PCT detaches the probes of the functions that cost most when\n"
 "the traced functions' probes would cost the program more than PCT% of one\n"
 "CPU (as in gofunccount); the trees after that are marked partial (a root\n"
@@ -185,6 +189,8 @@ struct grapher {
 	const struct gstate_tracker *tracker;	/* NULL: --no-waits */
 	struct traced_binary *tb;	/* -U: names the stacks' frames */
 	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
+	bool no_goids;		/* gccgo: goroutines are told apart by their
+				 * stacks, their ids are out of reach */
 	struct tree *trees;	/* one per goroutine inside a root */
 	struct timespec mono, wall;	/* the same moment on both clocks */
 	long nroots;
@@ -355,9 +361,13 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 	char start[32];
 
 	wall_time(g, root->start, start, sizeof(start));
-	printf("%s goid=%llu pid=%u tid=%u start=%s dur=%.3f us%s",
-	       g->cp->names[root->func], (unsigned long long)t->goid, t->pid,
-	       t->tid, start, (root->end - root->start) / 1000.0,
+	printf("%s goid=", g->cp->names[root->func]);
+	if (g->no_goids)
+		printf("-");
+	else
+		printf("%llu", (unsigned long long)t->goid);
+	printf(" pid=%u tid=%u start=%s dur=%.3f us%s", t->pid, t->tid, start,
+	       (root->end - root->start) / 1000.0,
 	       cut ? " (cut: more than -M events)" : "");
 	if (g->limit && g->limit->ndetached)
 		printf(" (partial: %zu function%s detached over --max-overhead)",
@@ -453,8 +463,11 @@ static void print_json(const struct grapher *g, const struct tree *t, bool cut)
 {
 	const struct node *root = &t->nodes[0];
 
-	printf("{\"goid\":%llu,\"pid\":%u,\"tid\":%u,\"func\":",
-	       (unsigned long long)t->goid, t->pid, t->tid);
+	if (g->no_goids)
+		printf("{\"goid\":null");
+	else
+		printf("{\"goid\":%llu", (unsigned long long)t->goid);
+	printf(",\"pid\":%u,\"tid\":%u,\"func\":", t->pid, t->tid);
 	json_print_string(stdout, g->cp->names[root->func]);
 	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s",
 	       (unsigned long long)root->start,
@@ -588,6 +601,26 @@ static int plan(struct call_probes *cp, struct func_probes *fps, size_t nfps,
 			env.patterns[0]);
 }
 
+/* The goroutine layout of the traced program: its executable's, which
+ * for gccgo is not libgo.so when the root is libgo's (-p's or -c's
+ * executable then). */
+static int find_layout(const struct tool_target *t,
+		       struct goroutine_layout *layout)
+{
+	struct go_binary *exe = NULL;
+	char path[64];
+	int err;
+
+	if (!t->bin->is_gccgo || t->bin->elf->program || !t->tgid)
+		return goroutine_layout__find(t->bin, layout);
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->tgid);
+	err = go_binary__open(env.tool.cmd ? t->cmd.path : path, &exe);
+	if (!err)
+		err = goroutine_layout__find(exe, layout);
+	go_binary__close(exe);
+	return err;
+}
+
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
@@ -604,6 +637,8 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	*out = obj;
 	obj->rodata->target_tgid = tgid;
 	skeleton__set_goroutine(obj->rodata, layout);
+	obj->rodata->tls_segment_offset = layout->tls_segment_offset;
+	obj->rodata->frame_pointers = !layout->tls_segment_offset;
 	obj->rodata->max_events = env.max_events;
 	obj->rodata->waits = tracker != NULL;
 	obj->rodata->user_stack = env.user_stack;
@@ -695,9 +730,6 @@ int main(int argc, char **argv)
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]ROOT [PATTERN ...]",
 		    doc, argc, argv);
 	err = tool_target__open(&target, &env.tool);
-	if (!err && target.bin->is_gccgo)
-		err = gt_error(-ENOTSUP, "%s: gccgo binaries are not supported yet",
-			       target.path);
 	/* the root, then the patterns (the root's package by default) */
 	if (!err)
 		err = func_probes__find(target.bin, target.path, target.pattern,
@@ -711,9 +743,14 @@ int main(int argc, char **argv)
 	for (i = 1; i < env.npatterns && !err; i++)
 		err = func_probes__find(target.bin, target.path, env.patterns[i],
 					env.tool.regex, &fps[nfps++]);
-	if (!err)
-		err = goroutine_layout__find(target.bin, &layout);
-	if (!err && !env.no_waits)
+	if (!err) {
+		err = find_layout(&target, &layout);
+		g.no_goids = target.bin->is_gccgo;
+	}
+	if (!err && g.no_goids && !env.no_waits)
+		fprintf(stderr, "%s: gccgo: waits are not shown (libgo's goroutine states are out of reach)\n",
+			TOOL);
+	if (!err && !env.no_waits && !g.no_goids)
 		err = gstate_tracker__open(target.bin, &layout, &tracker);
 	g.tracker = tracker;
 	if (!err && env.user_stack) {

@@ -69,7 +69,7 @@ static int header_counts(const struct elf_file *ef, const GElf_Ehdr *eh,
 	return 0;
 }
 
-static int check_segments(const struct elf_file *ef, const GElf_Ehdr *eh,
+static int check_segments(struct elf_file *ef, const GElf_Ehdr *eh,
 			  uint64_t phnum)
 {
 	GElf_Phdr ph;
@@ -89,6 +89,7 @@ static int check_segments(const struct elf_file *ef, const GElf_Ehdr *eh,
 		if (!gelf_getphdr(ef->elf, i, &ph))
 			return gt_error(-EINVAL, "corrupt ELF: %s: %s",
 					ef->path, elf_errmsg(-1));
+		ef->program |= ph.p_type == PT_INTERP;
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (!in_file(ph.p_offset, ph.p_filesz, ef->map_size))
@@ -163,6 +164,7 @@ static int check_elf(struct elf_file *ef)
 				eh.e_machine, ef->path);
 	ef->machine = eh.e_machine;
 	ef->type = eh.e_type;
+	ef->program = eh.e_type == ET_EXEC;
 	err = header_counts(ef, &eh, &shnum, &phnum);
 	if (!err)
 		err = check_segments(ef, &eh, phnum);
@@ -287,8 +289,10 @@ int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 	return 0;
 }
 
-int elf_file__symbol(const struct elf_file *ef, const char *name,
-		     uint64_t *value)
+/* Symbol NAME in the first section of TYPE: 0, or -ENOENT. Undefined
+ * symbols (imports, in .dynsym) are not NAME's value. */
+static int symbol_in(const struct elf_file *ef, Elf64_Word type,
+		     const char *name, uint64_t *value)
 {
 	Elf_Scn *scn = NULL;
 	Elf_Data *data;
@@ -298,18 +302,29 @@ int elf_file__symbol(const struct elf_file *ef, const char *name,
 	size_t i, n;
 
 	while ((scn = elf_nextscn(ef->elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			break;
 	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-		return gt_error(-ENOENT, "%s: no symbol table", ef->path);
+		return -ENOENT;
 	n = data->d_size / sh.sh_entsize;
 	for (i = 0; i < n && gelf_getsym(data, i, &s); i++) {
+		if (s.st_shndx == SHN_UNDEF)
+			continue;
 		sname = elf_strptr(ef->elf, sh.sh_link, s.st_name);
 		if (sname && strcmp(sname, name) == 0) {
 			*value = s.st_value;
 			return 0;
 		}
 	}
+	return -ENOENT;
+}
+
+int elf_file__symbol(const struct elf_file *ef, const char *name,
+		     uint64_t *value)
+{
+	if (!symbol_in(ef, SHT_SYMTAB, name, value) ||
+	    !symbol_in(ef, SHT_DYNSYM, name, value))
+		return 0;
 	return gt_error(-ENOENT, "%s: no symbol %s", ef->path, name);
 }
 

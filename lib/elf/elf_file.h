@@ -18,6 +18,8 @@ struct elf_file {
 	Elf *elf;
 	uint16_t machine;	/* EM_X86_64 or EM_AARCH64 */
 	uint16_t type;		/* ET_EXEC or ET_DYN */
+	bool program;		/* ET_EXEC, or ET_DYN with an interpreter
+				 * (PIE): not a shared library */
 	const char *map;	/* the whole file, mmap()ed read-only */
 	size_t map_size;
 };
@@ -43,8 +45,8 @@ Elf_Scn *elf_file__section(const struct elf_file *ef, const char *name,
 int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 			    const uint8_t **data, size_t *size);
 
-/* The value of symbol NAME in .symtab. Returns 0, or -ENOENT when there
- * is no .symtab (a stripped file) or no such symbol. */
+/* The value of symbol NAME, defined in .symtab or else .dynsym (which a
+ * stripped file keeps). Returns 0, or -ENOENT when neither has it. */
 int elf_file__symbol(const struct elf_file *ef, const char *name,
 		     uint64_t *value);
 

@@ -155,20 +155,17 @@ static int layout_from_version(const struct go_binary *bin,
 }
 
 /*
- * With a PT_TLS segment (cgo, external linking, PIE) g lives at
- * runtime.tlsg inside the binary's TLS block, which ends at fsbase
- * (variant II), padded to its alignment: Delve's formula,
- *   tlsg - (memsz + ((-vaddr - memsz) & (align - 1))).
- * A binary without runtime.tlsg in .symtab (stripped, or internally linked
- * PIE, whose TLS block holds only g) is taken to keep g first.
+ * Where the variable at VALUE in the executable's TLS block lies from
+ * fsbase: the block ends there (variant II), padded to its alignment:
+ * Delve's formula, value - (memsz + ((-vaddr - memsz) & (align - 1))).
+ * -ENOENT without a PT_TLS segment.
  */
-static int tls_g_offset(const struct elf_file *ef, int64_t *out)
+static int tls_offset(const struct elf_file *ef, uint64_t value, int64_t *out)
 {
-	uint64_t tlsg, pad, align;
+	uint64_t pad, align;
 	GElf_Phdr ph;
 	size_t i, n;
 
-	*out = TLS_G_DEFAULT;
 	if (elf_getphdrnum(ef->elf, &n))
 		return gt_error(-EINVAL, "corrupt ELF %s: %s", ef->path,
 				elf_errmsg(-1));
@@ -180,18 +177,67 @@ static int tls_g_offset(const struct elf_file *ef, int64_t *out)
 			break;
 	}
 	if (i == n)
-		return 0;
+		return -ENOENT;
+	align = ph.p_align ? ph.p_align : 1;
+	if ((align & (align - 1)) || ph.p_memsz > (1u << 30) || value > (1u << 30))
+		return gt_error(-EINVAL, "%s: implausible TLS segment",
+				ef->path);
+	pad = (0 - ph.p_vaddr - ph.p_memsz) & (align - 1);
+	*out = (int64_t)value - (int64_t)(ph.p_memsz + pad);
+	return 0;
+}
+
+/*
+ * With a PT_TLS segment (cgo, external linking, PIE) g lives at
+ * runtime.tlsg inside the binary's TLS block. A binary without
+ * runtime.tlsg in its symbols (stripped, or internally linked PIE, whose
+ * TLS block holds only g) is taken to keep g first; one without PT_TLS at
+ * -8.
+ */
+static int tls_g_offset(const struct elf_file *ef, int64_t *out)
+{
+	uint64_t tlsg;
+	int err;
+
 	if (elf_file__symbol(ef, "runtime.tlsg", &tlsg)) {
 		tlsg = 0;
 		gt_error_clear();
 	}
-	align = ph.p_align ? ph.p_align : 1;
-	if ((align & (align - 1)) || ph.p_memsz > (1u << 30) || tlsg > (1u << 30))
-		return gt_error(-EINVAL, "%s: implausible TLS segment",
+	err = tls_offset(ef, tlsg, out);
+	if (err == -ENOENT) {
+		*out = TLS_G_DEFAULT;
+		return 0;
+	}
+	return err;
+}
+
+/*
+ * gccgo: libgo's g is a TLS variable of libgo.so, whose place the loader
+ * chooses at run time, but its goroutines run on split stacks, and the
+ * executable links libgcc's generic-morestack, whose
+ * __morestack_current_segment (the running goroutine's current stack
+ * segment, which libgo saves and restores at each switch) lies in the
+ * executable's own TLS block, where the linker placed it.
+ */
+static int layout_from_split_stacks(const struct elf_file *ef,
+				    struct goroutine_layout *out)
+{
+	uint64_t value;
+	int err;
+
+	if (!ef->program)
+		return gt_error(-ENOTSUP, "%s is a library: the program's executable tells its goroutines apart (name it with -p or -c)",
 				ef->path);
-	pad = (0 - ph.p_vaddr - ph.p_memsz) & (align - 1);
-	*out = (int64_t)tlsg - (int64_t)(ph.p_memsz + pad);
-	return 0;
+	if (elf_file__symbol(ef, "__morestack_current_segment", &value)) {
+		gt_error_clear();
+		return gt_error(-ENOTSUP, "%s is built by gccgo without split stacks, which tell its goroutines apart",
+				ef->path);
+	}
+	err = tls_offset(ef, value, &out->tls_segment_offset);
+	if (err == -ENOENT)
+		return gt_error(-EINVAL, "%s: __morestack_current_segment without a TLS segment",
+				ef->path);
+	return err;
 }
 
 int goroutine_layout__find(const struct go_binary *bin,
@@ -200,11 +246,8 @@ int goroutine_layout__find(const struct go_binary *bin,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	/* libgo's goroutines have no layout this reads: gofunclatency keys
-	 * gccgo calls by SP instead, and gotrace prints no goid for them. */
 	if (bin->is_gccgo)
-		return gt_error(-ENOTSUP, "%s is built by gccgo, whose goroutines have no layout to read",
-				bin->elf->path);
+		return layout_from_split_stacks(bin->elf, out);
 	err = layout_from_dwarf(bin, out);
 	if (err == -ENOENT) {
 		gt_error_clear();

@@ -19,15 +19,21 @@ struct goroutine_layout {
 	uint32_t stack_hi_offset;	/* runtime.g.stack.hi */
 	uint32_t waitreason_offset;	/* runtime.g.waitreason: a uint8 */
 	int64_t tls_g_offset;		/* g = *(fsbase + tls_g_offset) */
+	/* gccgo (and only gccgo: the fields above are 0): the running
+	 * goroutine's split-stack segment = *(fsbase + tls_segment_offset),
+	 * which BPF follows as bpf/gotools.bpf.h's split_stack_frame() says */
+	int64_t tls_segment_offset;
 };
 
 /*
  * The layout for BIN: offsets from the DWARF type runtime.g when present
  * (go_dwarf.h), else from the Go version, by a table read off runtime2.go
  * of each release; the TLS slot from runtime.tlsg and PT_TLS for cgo /
- * externally linked binaries, else -8. Fails with -ENOTSUP and a reason
- * for gccgo, whose goroutines are libgo's and have no layout this reads,
- * or when the Go version cannot be told or is not in the table.
+ * externally linked binaries, else -8. For a gccgo executable, only the
+ * TLS slot of its split-stack segment (libgo's g is out of reach). Fails
+ * with -ENOTSUP and a reason for a gccgo library (libgo.so: the
+ * executable's TLS block holds that slot) or a gccgo program without split
+ * stacks, or when the Go version cannot be told or is not in the table.
  */
 int goroutine_layout__find(const struct go_binary *bin,
 			   struct goroutine_layout *out);

@@ -16,7 +16,6 @@ static void find_placement(struct traced_binary *tb)
 {
 	Elf *elf = tb->bin->elf->elf;
 	uint64_t low = UINT64_MAX, code = UINT64_MAX;
-	bool interp = false;
 	size_t i, n = 0;
 	GElf_Ehdr eh;
 	GElf_Phdr ph;
@@ -26,7 +25,6 @@ static void find_placement(struct traced_binary *tb)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, i, &ph))
 			continue;
-		interp |= ph.p_type == PT_INTERP;
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_vaddr < low)
@@ -38,7 +36,7 @@ static void find_placement(struct traced_binary *tb)
 	tb->first_code = code == UINT64_MAX ? 0 : code;
 	if (n && eh.e_type == ET_EXEC)
 		tb->placement = PLACED_AS_LINKED;
-	else if (interp)
+	else if (tb->bin->elf->program)
 		tb->placement = PLACED_PIE;
 	else
 		tb->placement = PLACED_LIBRARY;

@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofuncgraph
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
-FUNCS='^main\.(root|a|b|c|rec|thrower|middle|catcher|sleeper|waiter|grow)$'
+FUNCS='^main\.(root|a|b|c|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
 
 if [[ ! -x $TOOL ]]; then
 	fail "gofuncgraph" "$TOOL does not exist (run make)"
@@ -86,7 +86,7 @@ roots = [json.loads(l) for l in open(out_file) if l.startswith("{")]
 got = sorted(ser(r) for r in roots)
 bad = []
 nwaits = nchan = 0
-if mode in ("exact", "nowaits"):
+if mode in ("exact", "nowaits", "gccgo"):
     want = sorted(t for t, _ in truth)
     if got != want:
         bad.append("trees differ:\n  fixture %s\n  gofuncgraph %s" % (want, got))
@@ -110,9 +110,14 @@ if mode in ("exact", "nowaits"):
     if mode == "exact" and not nchan:
         bad.append("no main.waiter parked for chan receive")
     goids = {r["goid"] for r in roots}
-    if len(goids) != len(roots):
+    if mode == "gccgo" and goids != {None}:
+        bad.append("goroutine ids %s: gccgo's are out of reach (null)" % goids)
+    elif mode != "gccgo" and len(goids) != len(roots):
         bad.append("%d goroutine ids for %d roots" % (len(goids), len(roots)))
-    summary = "%d trees as the fixture's, %d goroutines, durations nested, %d waits (%d chan receive)" % (len(roots), len(goids), nwaits, nchan)
+    deep = sum(1 for r in roots if "main.deep" in ser(r))
+    if mode == "gccgo" and not deep:
+        bad.append("no main.deep root (the fixture runs them with -deep)")
+    summary = "%d trees as the fixture's%s, %d goroutine ids, durations nested, %d waits (%d chan receive)" % (len(roots), " (%d 5 MB deep)" % deep if deep else "", len(goids), nwaits, nchan)
 elif mode == "threshold":
     slept = sum(1 for t, s in truth if s >= arg)
     printed_sleepers = sum(1 for r in roots if "main.sleeper" in ser(r))
@@ -125,6 +130,15 @@ elif mode == "depth":
     if deep or len(roots) != len(truth):
         bad.append("%d roots, depths over %d: %s" % (len(roots), arg, deep))
     summary = "%d roots, none deeper than %d" % (len(roots), arg)
+elif mode == "caller":
+    # gccgo keeps no frame pointers: the PC and its caller, the function
+    # main starts each root's goroutine with
+    bad_stacks = [[f.get("func", f.get("addr")) for f in r.get("stack", [])] for r in roots
+                  if len(r.get("stack", [])) != 2 or r["stack"][0].get("func") != "main.root"
+                  or not r["stack"][1].get("func", "").startswith("main.main.")]
+    if bad_stacks or len(roots) != len(truth):
+        bad.append("%d roots, stacks not main.root <- main.main.*: %s" % (len(roots), bad_stacks[:2]))
+    summary = "%d roots, each stack main.root <- main.main.*" % len(roots)
 elif mode == "stack":
     # each root is called by the goroutine main starts (main.main.func1),
     # which runtime.goexit began
@@ -146,13 +160,13 @@ print(summary)
 sys.exit(1 if bad or not roots else 0)
 PY
 
-# graph_run NAME FIXTURE MODE ARG [OPTIONS...]: gofuncgraph -j on FIXTURE,
-# its trees checked by trees.py MODE.
+# graph_run NAME FIXTURE MODE ARG [OPTIONS...]: gofuncgraph -j on FIXTURE
+# (run with $GRAPH_ARGS), its trees checked by trees.py MODE.
 graph_run() {
 	local name=$1 f=$FIX/$2 mode=$3 arg=$4 out=$TMP/$2-$3
 	shift 4
 	need_file "$f" || return
-	if ! timeout 120 "$TOOL" -j -r "$@" -c "$f $out.truth" '^main\.root$' "$FUNCS" \
+	if ! timeout 120 "$TOOL" -j -r "$@" -c "$f ${GRAPH_ARGS:-}$out.truth" '^main\.root$' "$FUNCS" \
 		>"$out" 2>"$out.err"; then
 		fail "$name" "gofuncgraph failed: $(head -3 "$out.err")"
 	elif python3 "$TMP/trees.py" "$out.truth" "$out" "$mode" "$arg" >"$out.cmp"; then
@@ -168,6 +182,10 @@ for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v PIE" "graph-go$v-pie" exact 0
 	graph_run "trees go$v cgo" "graph-go$v-cgo" exact 0
 done
+# gccgo: goroutines told apart by their split stacks, the deep root's
+# frames on a new stack segment each; no goroutine ids, no waits.
+GRAPH_ARGS="-deep " graph_run "trees gccgo, split stacks" graph-gccgo gccgo 0
+graph_run "-U gccgo" graph-gccgo caller 0 -U
 graph_run "--no-waits" graph-go1.25-default nowaits 0 --no-waits
 graph_run "-U" graph-go1.15-default stack 0 -U
 graph_run "-U PIE" graph-go1.27-pie stack 0 -U
@@ -211,7 +229,7 @@ bad() {
 bad "no such root" -c "$FIX/graph-go1.27-default $TMP/x" main.nosuch
 bad "a bad threshold" -t 5parsecs -c "$FIX/graph-go1.27-default $TMP/x" main.root
 bad "a missing binary" -c /nonexistent main.root
-bad "gccgo" -c "$FIX/count-gccgo" main.main
+bad "gccgo's libgo without -p or -c" "$(cat "$FIX/libgo.path"):fmt.Fprintf"
 bad "--max-overhead 0" --max-overhead 0 -c "$FIX/graph-go1.27-default $TMP/x" main.root
 
 check "no probe left attached" no_links_left

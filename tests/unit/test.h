@@ -8,6 +8,7 @@
 #ifndef GOTOOLS_TEST_H
 #define GOTOOLS_TEST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,21 @@ static inline const char *test_fixture(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "build/fixtures",
 		 name);
 	return path;
+}
+
+/* Into PATH (LEN bytes), the libgo.so the gccgo fixtures load, as
+ * tests/fixtures/build.sh wrote it into libgo.path; false without it. */
+static inline bool test_libgo_path(char *path, size_t len)
+{
+	FILE *f = fopen(test_fixture("libgo.path"), "r");
+	bool ok = f && fgets(path, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		path[0] = '\0';
+	path[strcspn(path, "\n")] = '\0';
+	return path[0] != '\0';
 }
 
 #endif

@@ -362,7 +362,6 @@ TEST(gccgo)
 	struct go_binary *bin;
 	const struct go_func *f;
 	struct truth t;
-	FILE *fp;
 
 	bin = open_ok("count-gccgo");
 	if (bin) {
@@ -382,11 +381,7 @@ TEST(gccgo)
 	}
 
 	/* libgo itself: its exported functions, so go:fmt.* works */
-	fp = fopen(test_fixture("libgo.path"), "r");
-	CHECK(fp && fgets(libgo, sizeof(libgo), fp));
-	if (fp)
-		fclose(fp);
-	libgo[strcspn(libgo, "\n")] = '\0';
+	CHECK(test_libgo_path(libgo, sizeof(libgo)));
 	bin = libgo[0] ? open_ok(libgo) : NULL;
 	CHECK(bin != NULL);
 	if (bin) {

@@ -831,14 +831,10 @@ TEST(gccgo)
 /* libgo, the gccgo runtime the fixtures link to, built with -O2. */
 TEST(libgo)
 {
-	char path[4096] = "";
-	FILE *f = fopen(test_fixture("libgo.path"), "r");
+	char path[4096];
 	size_t inlined;
 
-	CHECK(f && fgets(path, sizeof(path), f));
-	if (f)
-		fclose(f);
-	path[strcspn(path, "\n")] = 0;
+	CHECK(test_libgo_path(path, sizeof(path)));
 	if (!path[0])
 		return;
 	inlined = check_symbolizer(path, 97);

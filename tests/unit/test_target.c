@@ -100,7 +100,6 @@ TEST(short_names)
 {
 	char path[PATH_MAX], want[PATH_MAX], libgo[PATH_MAX] = "";
 	const char *libc = loaded_libc();
-	FILE *f;
 
 	CHECK(libc[0] == '/');
 	/* from ld.so.cache */
@@ -114,11 +113,7 @@ TEST(short_names)
 	CHECK(same_file(path, libc));
 
 	/* libgo, as count-gccgo loads it */
-	f = fopen(test_fixture("libgo.path"), "r");
-	CHECK(f && fgets(libgo, sizeof(libgo), f));
-	if (f)
-		fclose(f);
-	libgo[strcspn(libgo, "\n")] = '\0';
+	CHECK(test_libgo_path(libgo, sizeof(libgo)));
 	CHECK_EQ_INT(target__resolve("go", 0, path, sizeof(path)), 0);
 	CHECK(libgo[0] && same_file(path, libgo));
 
