@@ -23,6 +23,9 @@ PACKAGES=(
 	# taskset/nsenter
 	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
+	# ground truth of unit tests: the runtime's wait reason strings, the
+	# TLS offsets the loader chose (gdb)
+	gdb
 	# the HTTP server test's load generator (ApacheBench)
 	apache2-utils
 )
