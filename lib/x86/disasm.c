@@ -93,3 +93,47 @@ enum x86_flow x86_insn__flow(unsigned int id)
 		return X86_FLOW_PLAIN;
 	}
 }
+
+/* Is CI's first operand memory, and its second (if any) a register or an
+ * immediate: a store, which writes no register? (A string instruction's
+ * second operand is memory too, and it moves RSI and RDI.) */
+static bool stores_to_memory(const cs_insn *ci)
+{
+	const cs_x86 *x86 = &ci->detail->x86;
+
+	if (x86->op_count < 1 || x86->op_count > 2 ||
+	    x86->operands[0].type != X86_OP_MEM)
+		return false;
+	return x86->op_count == 1 || x86->operands[1].type == X86_OP_REG ||
+	       x86->operands[1].type == X86_OP_IMM;
+}
+
+bool x86_insn__writes_only_flags(const cs_insn *ci)
+{
+	switch (ci->id) {
+	case X86_INS_CMP: case X86_INS_TEST: case X86_INS_BT:
+	case X86_INS_UCOMISD: case X86_INS_UCOMISS:
+	case X86_INS_COMISD: case X86_INS_COMISS:
+	case X86_INS_PTEST: case X86_INS_VPTEST:
+	case X86_INS_NOP: case X86_INS_PAUSE: case X86_INS_ENDBR64:
+		return true;
+	case X86_INS_MOV: case X86_INS_MOVD: case X86_INS_MOVQ:
+	case X86_INS_MOVSD: case X86_INS_MOVSS:
+	case X86_INS_MOVUPS: case X86_INS_MOVAPS:
+	case X86_INS_MOVDQU: case X86_INS_MOVDQA:
+	case X86_INS_VMOVDQU: case X86_INS_VMOVUPS:
+	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NOT: case X86_INS_NEG:
+	case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND:
+	case X86_INS_OR: case X86_INS_XOR: case X86_INS_ADC: case X86_INS_SBB:
+	case X86_INS_BTS: case X86_INS_BTR: case X86_INS_BTC:
+	case X86_INS_SETA: case X86_INS_SETAE: case X86_INS_SETB:
+	case X86_INS_SETBE: case X86_INS_SETE: case X86_INS_SETNE:
+	case X86_INS_SETG: case X86_INS_SETGE: case X86_INS_SETL:
+	case X86_INS_SETLE: case X86_INS_SETO: case X86_INS_SETNO:
+	case X86_INS_SETP: case X86_INS_SETNP: case X86_INS_SETS:
+	case X86_INS_SETNS:
+		return stores_to_memory(ci);
+	default:
+		return false;
+	}
+}

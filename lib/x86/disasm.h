@@ -56,4 +56,14 @@ enum x86_flow {
  */
 enum x86_flow x86_insn__flow(unsigned int id);
 
+/*
+ * Does CI (decoded with operands) write no register but EFLAGS? A compare
+ * or test, a nop, a store of a register or immediate to memory (mov, or an
+ * ALU operation or setcc on memory). Capstone's register access would
+ * tell, but diet capstone leaves it out: this says it from the id and the
+ * operands alone, and anything else counts as writing one. A unit test
+ * holds it to capstone's access over every instruction of whole binaries.
+ */
+bool x86_insn__writes_only_flags(const cs_insn *ci);
+
 #endif

@@ -56,20 +56,6 @@ static bool flow_branches(enum x86_flow flow)
 	       flow == X86_FLOW_CALL;
 }
 
-/* Does CI write no register but EFLAGS? Unknown counts as no. */
-static bool insn_writes_only_flags(csh cs, const cs_insn *ci)
-{
-	cs_regs rd, wr;
-	uint8_t nrd, nwr, i;
-
-	if (cs_regs_access(cs, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
-		return false;
-	for (i = 0; i < nwr; i++)
-		if (wr[i] != X86_REG_EFLAGS)
-			return false;
-	return true;
-}
-
 /* Does CI move SP the way a frame is set up: push, or sub/add/lea/mov
  * into RSP? (Go's stack check computes into a scratch register, never
  * RSP.) */
@@ -295,7 +281,7 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 		if (in.flow != X86_FLOW_PLAIN)
 			return false;
 		/* of the instruction just decoded, in c->ci */
-		only_flags &= insn_writes_only_flags(c->cs, c->ci);
+		only_flags &= x86_insn__writes_only_flags(c->ci);
 		addr = in.next;
 	}
 	if (!code__runs_once_to(c, in.addr))
