@@ -1,25 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Install capstone 5 from Debian trixie into ${GT_CACHE:-/var/cache/gotools}/capstone:
+# Build capstone 5 from Debian trixie's source into
+# ${GT_CACHE:-/var/cache/gotools}/capstone:
 #
 #   include/capstone/*.h    the Makefile puts it before the system's headers
-#   lib/libcapstone.a       and links every tool, test and fuzzer with it
-#   share/doc/              the packages' copyright and changelogs
+#   lib/libcapstone.a       x86 only, diet: links every tool and fuzzer
+#   lib/full/libcapstone.a  Debian's own build (libcapstone-dev): links the
+#                           unit test that holds lib/x86 to what diet
+#                           capstone leaves out (instruction groups,
+#                           registers read and written)
+#   share/doc/              the package's copyright and changelog
 #
 # Bookworm's capstone 4.0.2 cannot decode AVX-512 (vpternlogd on zmm
 # registers, kmovq to memory, vpermb), which Go 1.27's runtime and common
-# modules carry. Trixie's libcapstone-dev and libcapstone5 are fetched the
-# way go-toolchains.sh fetches Go (scripts/debian-archive.sh: apt-get
-# download through a private apt state, dpkg-deb -x); nothing is installed
-# on the system, and the tools link it statically, so no host they run on
-# needs it. Once its marker file exists, nothing is fetched again.
+# modules carry. Diet capstone (CAPSTONE_DIET) formats no mnemonic and no
+# operand string, which a full build does for every instruction even when
+# nobody reads them: it decodes a whole binary in about two thirds of the
+# time (and -O3, capstone's own default, instead of Debian's -O2). It keeps
+# ids, sizes, bytes and operands (type, register, immediate, memory), which
+# is all lib/x86 reads; it drops groups, access and the registers an
+# instruction reads and writes, which lib/x86 does not use.
+#
+# Trixie's source package and libcapstone-dev (of the same version) are
+# fetched the way go-toolchains.sh fetches Go (scripts/debian-archive.sh:
+# apt-get through a private apt state, dpkg-source -x and dpkg-deb -x);
+# nothing is installed on the system, and the tools link it statically, so
+# no host they run on needs it. Once its marker file exists, nothing is
+# fetched or built again.
 set -euo pipefail
 
 SUITE=trixie
-PACKAGES=(libcapstone-dev libcapstone5)
+SOURCE=capstone
+PACKAGE=libcapstone-dev
 CACHE=${GT_CACHE:-/var/cache/gotools}
 DEST=$CACHE/capstone
-MARKER=.gotools-installed
+# A cache of an older layout (Debian's build alone) has another marker.
+MARKER=.gotools-built
 
 die() { echo "capstone.sh: $*" >&2; exit 1; }
 
@@ -31,31 +47,44 @@ flock 9
 [ -f "$DEST/$MARKER" ] && exit 0
 
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
+# shellcheck disable=SC2034 # for debian_archive_init
+DEBIAN_SOURCE_SUITES=$SUITE
 debian_archive_init
 
 stage=$(mktemp -d "$CACHE/.capstone-stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-mkdir "$stage/deb"
-for pkg in "${PACKAGES[@]}"; do
-	debian_archive_unpack "$pkg/$SUITE" "$stage/deb" ||
-		die "cannot fetch $pkg from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
-done
+mkdir "$stage/deb" "$stage/out"
+debian_archive_source "$SOURCE/$SUITE" "$stage/src" ||
+	die "cannot fetch the source of $SOURCE from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
 version=$DEB_VERSION
+debian_archive_unpack "$PACKAGE/$SUITE" "$stage/deb" ||
+	die "cannot fetch $PACKAGE from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
+[ "$DEB_VERSION" = "$version" ] ||
+	die "$SUITE has $SOURCE $version but $PACKAGE $DEB_VERSION"
+grep -q '^#define CS_API_MAJOR 5$' "$stage/src/include/capstone/capstone.h" ||
+	die "$SOURCE $version is not capstone 5"
 
-# usr/lib/<multiarch> and usr/include, flattened to lib and include.
-lib=$(find "$stage/deb/usr/lib" -name libcapstone.a -printf '%h\n' | head -n1)
-[ -n "$lib" ] || die "no libcapstone.a in libcapstone-dev $version"
-grep -q '^#define CS_API_MAJOR 5$' "$stage/deb/usr/include/capstone/capstone.h" ||
-	die "libcapstone-dev $version is not capstone 5"
-mkdir -p "$stage/out/share"
-mv "$stage/deb/usr/include" "$stage/out/include"
-mv "$lib" "$stage/out/lib"
-mv "$stage/deb/usr/share/doc" "$stage/out/share/doc"
-# Its prefix is /usr: it would name the system's capstone.
-rm -rf "$stage/out/lib/pkgconfig"
+# Its Makefile takes CFLAGS from the environment, and adds the diet's define.
+CFLAGS=-O3 make -C "$stage/src" -j"$(nproc)" CAPSTONE_ARCHS=x86 \
+	CAPSTONE_DIET=yes CAPSTONE_STATIC=yes CAPSTONE_SHARED=no \
+	>"$stage/build.log" 2>&1 || {
+	cp "$stage/build.log" "$CACHE/capstone-build.log"
+	die "building $SOURCE $version failed (see $CACHE/capstone-build.log)"
+}
+
+# usr/lib/<multiarch>/libcapstone.a, flattened to lib/full.
+full=$(find "$stage/deb/usr/lib" -name libcapstone.a | head -n1)
+[ -n "$full" ] || die "no libcapstone.a in $PACKAGE $version"
+mkdir -p "$stage/out/include" "$stage/out/lib/full" "$stage/out/share/doc/capstone"
+mv "$stage/src/include/capstone" "$stage/out/include/capstone"
+mv "$stage/src/libcapstone.a" "$stage/out/lib/libcapstone.a"
+mv "$full" "$stage/out/lib/full/libcapstone.a"
+cp "$stage/src/debian/copyright" "$stage/src/debian/changelog" \
+	"$stage/out/share/doc/capstone/"
 
 rm -rf "$DEST"
 mv "$stage/out" "$DEST"
-echo "capstone $version (Debian $SUITE)" > "$DEST/$MARKER"
-debian_archive_forget "${PACKAGES[@]}"
-echo "capstone.sh: installed capstone $version into $DEST"
+echo "capstone $version (Debian $SUITE), x86 diet build and Debian's" > "$DEST/$MARKER"
+rm -f "$CACHE/capstone-build.log"
+debian_archive_forget "$SOURCE" "$PACKAGE"
+echo "capstone.sh: built capstone $version into $DEST"

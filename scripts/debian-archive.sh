@@ -3,12 +3,12 @@
 # Fetch packages from Debian's archive without installing them: sourced by
 # go-toolchains.sh and capstone.sh.
 #
-# `apt-get download` runs through a private sources list and private apt
-# state under ${GT_CACHE:-/var/cache/gotools}/apt (the machine's own apt
-# configuration is never touched), then dpkg-deb -x unpacks each package.
-# The sourcing script defines die() (its messages carry its own name) and
-# keeps what it unpacked behind its own marker file, so that a second run
-# downloads nothing.
+# `apt-get download` (and `apt-get source`) runs through a private sources
+# list and private apt state under ${GT_CACHE:-/var/cache/gotools}/apt (the
+# machine's own apt configuration is never touched), then dpkg-deb -x (or
+# dpkg-source -x) unpacks each package. The sourcing script defines die()
+# (its messages carry its own name) and keeps what it unpacked behind its
+# own marker file, so that a second run downloads nothing.
 #
 #   debian_archive_init             find the mirror, write the private
 #                                   sources list, apt-get update (once per
@@ -17,10 +17,16 @@
 #   debian_archive_unpack PKG DIR   download PKG (NAME or NAME/SUITE) unless
 #                                   its .deb is already there, unpack it into
 #                                   DIR and set DEB_VERSION to its version
-#   debian_archive_forget NAME...   delete the downloaded .debs of NAME...
+#   debian_archive_source PKG DIR   the same for the source package PKG
+#                                   (NAME/SUITE), its Debian patches applied
+#                                   (DIR must not exist); SUITE must be in
+#                                   DEBIAN_SOURCE_SUITES when init runs
+#   debian_archive_forget NAME...   delete the downloaded .debs and sources
+#                                   of NAME...
 #
-# After debian_archive_init: DEBIAN_MIRROR, APTDIR (download.log is there)
-# and APT_OPTS.
+# Set before debian_archive_init: DEBIAN_SOURCE_SUITES, the suites whose
+# source packages are wanted (their indexes are large: none by default).
+# After it: DEBIAN_MIRROR, APTDIR (download.log is there) and APT_OPTS.
 
 DEBIAN_SUITES="bullseye bookworm bookworm-backports trixie trixie-backports sid"
 DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -78,15 +84,21 @@ debian_archive_init() {
 	[ -f "$DEBIAN_KEYRING" ] || die "missing $DEBIAN_KEYRING (package debian-archive-keyring)"
 
 	mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" \
-		"$APTDIR/sources.list.d" "$APTDIR/preferences.d" "$APTDIR/debs"
+		"$APTDIR/sources.list.d" "$APTDIR/preferences.d" "$APTDIR/debs" \
+		"$APTDIR/sources"
 	# One user of the private state at a time (fd 8, until exit): the
 	# caller's own lock guards only what it installs.
 	exec 8>"$APTDIR/.lock"
 	flock 8
 	arch=$(dpkg --print-architecture)
-	for s in $DEBIAN_SUITES; do
-		echo "deb [arch=$arch signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $s main"
-	done > "$APTDIR/sources.list"
+	{
+		for s in $DEBIAN_SUITES; do
+			echo "deb [arch=$arch signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $s main"
+		done
+		for s in ${DEBIAN_SOURCE_SUITES:-}; do
+			echo "deb-src [signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $s main"
+		done
+	} > "$APTDIR/sources.list"
 
 	APT_OPTS=(
 		-o "Dir::Etc::sourcelist=$APTDIR/sources.list"
@@ -117,10 +129,24 @@ debian_archive_unpack() {
 	dpkg-deb -x "$deb" "$dir"
 }
 
+debian_archive_source() {
+	local pkg=$1 dir=$2 name=${1%%/*} srcs=$APTDIR/sources dsc
+
+	if ! ls "$srcs/${name}_"*.dsc >/dev/null 2>&1; then
+		(cd "$srcs" && apt-get "${APT_OPTS[@]}" source --download-only "$pkg") \
+			>>"$APTDIR/download.log" 2>&1 || return 1
+	fi
+	dsc=$(ls "$srcs/${name}_"*.dsc | tail -n1)
+	# shellcheck disable=SC2034 # for the caller
+	DEB_VERSION=$(sed -n 's/^Version: //p' "$dsc")
+	[ -n "$DEB_VERSION" ] || return 1
+	dpkg-source -x "$dsc" "$dir" >>"$APTDIR/download.log" 2>&1
+}
+
 debian_archive_forget() {
 	local name
 
 	for name in "$@"; do
-		rm -f "$APTDIR/debs/${name}_"*.deb
+		rm -f "$APTDIR/debs/${name}_"*.deb "$APTDIR/sources/${name}_"*
 	done
 }

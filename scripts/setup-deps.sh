@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Install what gotools needs to build and test, on Debian 12, as root:
-# the Debian packages below, then capstone 5 from Debian trixie
-# (scripts/capstone.sh) and the Go toolchains (scripts/go-toolchains.sh),
-# both into ${GT_CACHE:-/var/cache/gotools}.
+# the Debian packages below, then capstone 5 built from Debian trixie's
+# source (scripts/capstone.sh) and the Go toolchains
+# (scripts/go-toolchains.sh), both into ${GT_CACHE:-/var/cache/gotools}.
 # Idempotent: apt is only run when a package is missing, so a second run
 # downloads nothing.
 set -euo pipefail
@@ -18,10 +18,10 @@ PACKAGES=(
 	make gcc libc6-dev clang llvm libclang-rt-14-dev bpftool pkg-config
 	libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
-	# fetching capstone 5 and the Go toolchains (apt-get download,
-	# dpkg-deb); tests: gccgo fixtures, bpftrace for comparisons,
-	# taskset/nsenter
-	gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
+	# fetching capstone 5 and the Go toolchains (apt-get download and
+	# source, dpkg-deb, dpkg-source); tests: gccgo fixtures, bpftrace for
+	# comparisons, taskset/nsenter
+	dpkg-dev gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
 	# ground truth of unit tests: the runtime's wait reason strings, the
 	# TLS offsets the loader chose (gdb)
