@@ -238,21 +238,39 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	return true;
 }
 
+/* Could IN leave the function, as x86/exit_sites.h sees exits: a RET, or
+ * a JMP but a direct one into the code? */
+static bool code__may_exit(const struct code *c, const struct insn *in)
+{
+	if (in->id == X86_INS_RET)
+		return true;
+	return in->flow == X86_FLOW_JMP &&
+	       !(in->direct && in->target - c->entry < c->len);
+}
+
 /* Does no branch or call of the function land in (entry, addr]? A branch
  * to the entry itself re-runs the entry byte as well, so a site it
  * reaches is no worse than the entry. Unknown targets (indirect jumps,
- * undecodable bytes) count as landing there. */
-static bool code__runs_once_to(struct code *c, uint64_t addr)
+ * undecodable bytes) count as landing there. *NO_EXIT_END: the sweep found
+ * no exit before it (the first one, or where the sweep stopped), so that
+ * the sweep for exits need not decode that code again. */
+static bool code__runs_once_to(struct code *c, uint64_t addr,
+			       uint64_t *no_exit_end)
 {
 	uint64_t a = c->entry;
+	bool exit_seen = false;
 	struct insn in;
 
+	*no_exit_end = c->entry;
 	/* (entry, entry] is empty */
 	if (addr == c->entry)
 		return true;
 	while (a - c->entry < c->len) {
 		if (!code__insn_at(c, a, false, &in))
 			return false;
+		exit_seen = exit_seen || code__may_exit(c, &in);
+		if (!exit_seen)
+			*no_exit_end = in.next;
 		if (flow_branches(in.flow)) {
 			if (!in.direct && in.flow != X86_FLOW_CALL)
 				return false;
@@ -269,7 +287,7 @@ static bool code__runs_once_to(struct code *c, uint64_t addr)
  * straight-line entry block, if it runs exactly once per call. */
 static bool code__find_emulated(struct code *c, struct probe_site *site)
 {
-	uint64_t addr = c->entry;
+	uint64_t addr = c->entry, no_exit_end;
 	bool only_flags = true;
 	struct insn in;
 
@@ -284,15 +302,21 @@ static bool code__find_emulated(struct code *c, struct probe_site *site)
 		only_flags &= x86_insn__writes_only_flags(c->ci);
 		addr = in.next;
 	}
-	if (!code__runs_once_to(c, in.addr))
+	if (!code__runs_once_to(c, in.addr, &no_exit_end)) {
+		/* the entry byte, but what the sweep decoded is known */
+		site->no_exit[0] = (struct code_span){ c->entry, no_exit_end };
 		return false;
+	}
 	site->addr = in.addr;
 	site->skip_flags = 0;
 	site->kind = PROBE_SITE_EMULATED;
 	site->at_entry_state = only_flags;
 	site->emulated = true;
-	/* plain instructions before it; the site itself may be a jmp */
-	site->no_exit[0] = (struct code_span){ c->entry, in.addr };
+	/* the plain instructions before it (the site itself may be a jmp),
+	 * or as far as the sweep found no exit */
+	if (no_exit_end < in.addr)
+		no_exit_end = in.addr;
+	site->no_exit[0] = (struct code_span){ c->entry, no_exit_end };
 	return true;
 }
 

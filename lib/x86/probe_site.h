@@ -51,8 +51,11 @@ struct probe_site {
 	bool emulated;
 	/* Code the choice decoded and found no RET or JMP in: the prologue
 	 * up to where its scan stopped, and the morestack tail the stack
-	 * check jumps to (whose one JMP goes back to the entry). A sweep for
-	 * exits need not decode them again (exit_sites__find_known). */
+	 * check jumps to (whose one JMP goes back to the entry); without a
+	 * stack check, the body up to its first exit, when every branch was
+	 * checked against the entry block (even if the entry byte is the
+	 * site). A sweep for exits need not decode them again
+	 * (exit_sites__find_known). */
 	struct code_span no_exit[2];
 };
 

@@ -343,6 +343,7 @@ static void check_narrowed(const char *name)
 {
 	struct exit_site *a, *b, *c;
 	size_t i, na, nb, nc, nexits = 0, nfailed = 0, nskipped = 0;
+	size_t nbodies = 0;
 	struct go_binary *bin;
 	struct probe_site site;
 	int err, ea, eb, ec;
@@ -359,6 +360,8 @@ static void check_narrowed(const char *name)
 		CHECK_EQ_INT(probe_site__for_entry(bin, fn, &site), 0);
 		ec = exit_sites__find_known(bin, fn, &site, &c, &nc);
 		nskipped += site.no_exit[1].to > site.no_exit[1].from;
+		nbodies += site.kind != PROBE_SITE_STACK_CHECK &&
+			   site.no_exit[0].to > site.no_exit[0].from;
 		if ((!same_exits(a, na, ea, b, nb, eb) ||
 		     !same_exits(c, nc, ec, b, nb, eb)) && nfailed++ < 5)
 			fprintf(stderr, "%s: %s: %zu exits narrowed (%d), %zu known (%d), %zu whole (%d)\n",
@@ -370,8 +373,10 @@ static void check_narrowed(const char *name)
 	}
 	CHECK_EQ_INT(nfailed, 0);
 	CHECK(nexits > 1000);
-	/* morestack tails were there to step over */
+	/* morestack tails were there to step over, and bodies swept
+	 * before the site of a function without a stack check */
 	CHECK(nskipped > 1000);
+	CHECK(nbodies > 100);
 	go_binary__close(bin);
 }
 
