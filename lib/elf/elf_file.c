@@ -69,6 +69,8 @@ static int header_counts(const struct elf_file *ef, const GElf_Ehdr *eh,
 	return 0;
 }
 
+/* Check the program headers; keep the PT_LOAD segments, and whether there
+ * is an interpreter. */
 static int check_segments(struct elf_file *ef, const GElf_Ehdr *eh,
 			  uint64_t phnum)
 {
@@ -85,6 +87,9 @@ static int check_segments(struct elf_file *ef, const GElf_Ehdr *eh,
 	if (elf_getphdrnum(ef->elf, &n) || n != phnum)
 		return gt_error(-EINVAL, "corrupt ELF: %s: program headers",
 				ef->path);
+	ef->loads = calloc(n ? n : 1, sizeof(*ef->loads));
+	if (!ef->loads)
+		return gt_error(-ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(ef->elf, i, &ph))
 			return gt_error(-EINVAL, "corrupt ELF: %s: %s",
@@ -100,6 +105,9 @@ static int check_segments(struct elf_file *ef, const GElf_Ehdr *eh,
 		    ph.p_filesz > ph.p_memsz)
 			return gt_error(-EINVAL, "corrupt ELF: %s: segment %zu",
 					ef->path, i);
+		ef->loads[ef->nloads++] = (struct elf_load){
+			ph.p_vaddr, ph.p_filesz, ph.p_offset,
+		};
 	}
 	return 0;
 }
@@ -250,6 +258,7 @@ void elf_file__close(struct elf_file *ef)
 		munmap((void *)ef->map, ef->map_size);
 	if (ef->fd >= 0)
 		close(ef->fd);
+	free(ef->loads);
 	free(ef->path);
 	free(ef);
 }
@@ -328,49 +337,44 @@ int elf_file__symbol(const struct elf_file *ef, const char *name,
 	return gt_error(-ENOENT, "%s: no symbol %s", ef->path, name);
 }
 
-/* The PT_LOAD whose file-backed part holds [vaddr, vaddr+len). */
-static int find_load(const struct elf_file *ef, uint64_t vaddr, uint64_t len,
-		     GElf_Phdr *out)
+/* The PT_LOAD whose file-backed part holds [vaddr, vaddr+len), or NULL. */
+static const struct elf_load *find_load(const struct elf_file *ef,
+					uint64_t vaddr, uint64_t len)
 {
-	GElf_Phdr ph;
-	size_t i, n;
+	const struct elf_load *l;
+	size_t i;
 
-	if (elf_getphdrnum(ef->elf, &n))
-		return -ERANGE;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(ef->elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz &&
-		    len <= ph.p_filesz - (vaddr - ph.p_vaddr)) {
-			*out = ph;
-			return 0;
-		}
+	for (i = 0; i < ef->nloads; i++) {
+		l = &ef->loads[i];
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz &&
+		    len <= l->filesz - (vaddr - l->vaddr))
+			return l;
 	}
-	return -ERANGE;
+	return NULL;
 }
 
 int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
 			      uint64_t *off)
 {
-	GElf_Phdr ph;
+	const struct elf_load *l = find_load(ef, vaddr, 1);
 
-	if (find_load(ef, vaddr, 1, &ph))
+	if (!l)
 		return gt_error(-ERANGE, "%s: address 0x%llx is in no segment",
 				ef->path, (unsigned long long)vaddr);
-	*off = ph.p_offset + (vaddr - ph.p_vaddr);
+	*off = l->offset + (vaddr - l->vaddr);
 	return 0;
 }
 
 int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 			 size_t len, const uint8_t **data)
 {
-	GElf_Phdr ph;
+	const struct elf_load *l = find_load(ef, vaddr, len ? len : 1);
 
-	if (find_load(ef, vaddr, len ? len : 1, &ph))
+	if (!l)
 		return gt_error(-ERANGE,
 				"%s: %zu bytes at 0x%llx are not in the file",
 				ef->path, len, (unsigned long long)vaddr);
-	*data = (const uint8_t *)ef->map + ph.p_offset + (vaddr - ph.p_vaddr);
+	*data = (const uint8_t *)ef->map + l->offset + (vaddr - l->vaddr);
 	return 0;
 }
 

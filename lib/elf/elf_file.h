@@ -12,6 +12,13 @@
 #include <stdint.h>
 #include <gelf.h>
 
+/* The file-backed part of a PT_LOAD segment. */
+struct elf_load {
+	uint64_t vaddr;
+	uint64_t filesz;
+	uint64_t offset;
+};
+
 struct elf_file {
 	char *path;		/* as opened */
 	int fd;
@@ -22,6 +29,10 @@ struct elf_file {
 				 * (PIE): not a shared library */
 	const char *map;	/* the whole file, mmap()ed read-only */
 	size_t map_size;
+	/* read once at open: every read of code by address looks it up,
+	 * hundreds of thousands of times for a whole binary */
+	struct elf_load *loads;
+	size_t nloads;
 };
 
 /*
