@@ -160,12 +160,15 @@ static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
  * first segment, which names it; into *FRAME, the depth of the frame at
  * this probe: the sizes of the segments before the current one, and the
  * current one's end - SP. Stacks never move: a function's entry and its
- * return (through the morestack trampoline's RET, when it ran on a new
- * segment) see the same depth. False when a segment cannot be read, or
- * the goroutine has more than SPLIT_STACK_MAX_SEGMENTS.
+ * return see the same depth; when it ran on a new segment, that return is
+ * the morestack trampoline's RET on the old one, and its body's RET into
+ * __morestack, deeper, pairs with no entry. False when a segment cannot be
+ * read, or the goroutine has more than SPLIT_STACK_MAX_SEGMENTS (past its
+ * first segment of 4 MB, libgo's, each new one is a frame's size or a
+ * few pages).
  */
 #define STACK_SEGMENT_HEADER		56
-#define SPLIT_STACK_MAX_SEGMENTS	64
+#define SPLIT_STACK_MAX_SEGMENTS	256
 
 static __always_inline bool split_stack_frame(struct pt_regs *ctx,
 					      __s64 tls_segment_offset,

@@ -615,6 +615,9 @@ static int find_layout(const struct tool_target *t,
 		return goroutine_layout__find(t->bin, layout);
 	snprintf(path, sizeof(path), "/proc/%d/exe", t->tgid);
 	err = go_binary__open(env.tool.cmd ? t->cmd.path : path, &exe);
+	if (!err && !exe->is_gccgo)
+		err = gt_error(-ENOTSUP, "%s: libgo's functions traced in a program not built by gccgo",
+			       exe->elf->path);
 	if (!err)
 		err = goroutine_layout__find(exe, layout);
 	go_binary__close(exe);

@@ -214,13 +214,20 @@ timeout 60 "$TOOL" -d 1 -c "$FIX/demo" main.main >"$out" 2>"$out.err"
 check "a root in flight at the end: said, not printed" \
 	bash -c "grep -qx 'gofuncgraph: 1 root call still in flight at the end, not printed' '$out.err' && ! grep -q '^main\.main goid=' '$out'"
 
-# Bad input: one line, non-zero exit.
+# A root in libgo, with -c: the program's executable gives the TLS slot.
+out=$TMP/libgo-root
+timeout 60 "$TOOL" -c "$FIX/graph-gccgo $out.truth" 'go:fmt.Fprintf' >"$out" 2>"$out.err"
+check "gccgo: a root in libgo (go:fmt.Fprintf), with -c: one tree per root the fixture wrote" \
+	bash -c "[[ \$(grep -c '^fmt\.Fprintf goid=- ' '$out') -eq \$(grep -c '^TREE ' '$out.truth') && -s '$out.truth' ]] && grep -qE '^ +([0-9.]+ us )?\|    fmt\.' '$out'"
+
+# Bad input: one line, non-zero exit (BAD_SAYS: and saying that).
 bad() {
 	local name=$1 out=$TMP/bad
 	shift
 	timeout 60 "$TOOL" "$@" >"$out" 2>"$out.err"
 	local rc=$?
-	if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]]; then
+	if [[ $rc -ne 0 && $(grep -c . "$out.err") -eq 1 ]] &&
+	   grep -q -- "${BAD_SAYS:-}" "$out.err"; then
 		pass "bad input: $name ($(cat "$out.err"))"
 	else
 		fail "bad input: $name" "exit $rc: $(head -3 "$out.err")"
@@ -229,7 +236,9 @@ bad() {
 bad "no such root" -c "$FIX/graph-go1.27-default $TMP/x" main.nosuch
 bad "a bad threshold" -t 5parsecs -c "$FIX/graph-go1.27-default $TMP/x" main.root
 bad "a missing binary" -c /nonexistent main.root
-bad "gccgo's libgo without -p or -c" "$(cat "$FIX/libgo.path"):fmt.Fprintf"
+libgo=$(cat "$FIX/libgo.path")
+BAD_SAYS="is a library" bad "gccgo's libgo without -p or -c" "$libgo:fmt.Fprintf"
+BAD_SAYS="not built by gccgo" bad "libgo in a gc program" -c "$FIX/graph-go1.27-default $TMP/x" "$libgo:fmt.Fprintf"
 bad "--max-overhead 0" --max-overhead 0 -c "$FIX/graph-go1.27-default $TMP/x" main.root
 
 check "no probe left attached" no_links_left
