@@ -18,7 +18,9 @@
  *
  * gccgo: a goroutine is named by its first split-stack segment, and its
  * frames' depths come through the segments (split_stack_frame()); libgo's
- * g is out of reach, so there are no waits.
+ * g is out of reach, so there are no waits. libgo gives a finished
+ * goroutine's stack to the next one it starts, so the state of a root left
+ * unfinished goes when the goroutine does (graph_goexit).
  *
  * A panic that unwinds the root, or runtime.Goexit inside it, leaves the
  * state behind: the goroutine's next root entry starts afresh (a root entry
@@ -223,6 +225,22 @@ int graph_exit(struct pt_regs *ctx)
 	}
 	if (frame > st->root_frame)	/* inside the root */
 		record(st, id, &key, frame, func, GRAPH_EXIT);
+	return 0;
+}
+
+/* gccgo: libgo ends the running goroutine (runtime.goexit1), and will
+ * start another on its stack: a root a recovered panic or runtime.Goexit
+ * left unfinished on it goes, or the next goroutine would inherit it. */
+SEC("uprobe")
+int graph_goexit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), frame;
+	struct graph_key key = { .tgid = id >> 32 };
+
+	if (other_process(id))
+		return 0;
+	if (split_stack_frame(ctx, tls_segment_offset, &key.goid, &frame))
+		bpf_map_delete_elem(&states, &key);
 	return 0;
 }
 

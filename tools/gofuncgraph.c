@@ -26,10 +26,12 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/mem.h"
+#include "elf/elf_file.h"
 #include "goabi/goroutine.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
 #include "probe/gstate_tracker.h"
+#include "probe/target.h"
 #include "cli/overhead_limit.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
@@ -624,6 +626,45 @@ static int find_layout(const struct tool_target *t,
 	return err;
 }
 
+/*
+ * gccgo: PROG on libgo's runtime.goexit1, where a goroutine ends (its
+ * stack goes to the next one libgo starts): in the traced file (libgo.so,
+ * or a program linked with libgo statically), else in the libgo.so of -p's
+ * process or the one the loader finds.
+ */
+static int attach_goexit(struct bpf_program *prog, const struct tool_target *t,
+			 struct uprobes **out)
+{
+	static const char symbol[] = "runtime.goexit1";
+	struct uprobe_list sites = { 0 };
+	struct elf_file *ef = NULL;
+	const struct elf_file *in = t->bin->elf;
+	char path[4096];
+	uint64_t vaddr, offset;
+	int err;
+
+	snprintf(path, sizeof(path), "%s", t->path);
+	err = elf_file__symbol(in, symbol, &vaddr);
+	if (err) {
+		gt_error_clear();
+		err = target__resolve("go", env.tool.pid, path, sizeof(path));
+		if (!err)
+			err = elf_file__open(path, &ef);
+		in = ef;
+		if (!err)
+			err = elf_file__symbol(in, symbol, &vaddr);
+	}
+	if (!err)
+		err = elf_file__vaddr_to_offset(in, vaddr, &offset);
+	if (!err)
+		err = uprobe_list__add(&sites, offset, 0);
+	if (!err)
+		err = uprobes__attach(prog, path, t->tgid, &sites, out);
+	uprobe_list__free(&sites);
+	elf_file__close(ef);
+	return err;
+}
+
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
@@ -642,6 +683,8 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	skeleton__set_goroutine(obj->rodata, layout);
 	obj->rodata->tls_segment_offset = layout->tls_segment_offset;
 	obj->rodata->frame_pointers = !layout->tls_segment_offset;
+	bpf_program__set_autoload(obj->progs.graph_goexit,
+				  layout->tls_segment_offset != 0);
 	obj->rodata->max_events = env.max_events;
 	obj->rodata->waits = tracker != NULL;
 	obj->rodata->user_stack = env.user_stack;
@@ -721,6 +764,7 @@ int main(int argc, char **argv)
 	struct call_probes cp = { 0 };
 	struct gofuncgraph_bpf *obj = NULL;
 	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct uprobes *goexit_probe = NULL;
 	struct gstate_tracker *tracker = NULL;
 	struct traced_binary tb = { 0 };
 	struct overhead_limit limit = { 0 }, *limited = NULL;
@@ -779,6 +823,9 @@ int main(int argc, char **argv)
 		err = gstate_tracker__attach(tracker, obj->progs.gstate_site,
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
+	if (!err && layout.tls_segment_offset)
+		err = attach_goexit(obj->progs.graph_goexit, &target,
+				    &goexit_probe);
 	/* exits before entries: every call seen to begin is seen to end */
 	if (!err)
 		err = uprobes__attach(obj->progs.graph_exit, target.path,
@@ -796,6 +843,7 @@ int main(int argc, char **argv)
 		report_unfinished(&g);
 	uprobes__detach(entry_probes);
 	uprobes__detach(exit_probes);
+	uprobes__detach(goexit_probe);
 	if (tracker)
 		gstate_tracker__detach(tracker);
 	gofuncgraph_bpf__destroy(obj);

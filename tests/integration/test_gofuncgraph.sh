@@ -183,8 +183,10 @@ for v in "${VERSIONS[@]}"; do
 	graph_run "trees go$v cgo" "graph-go$v-cgo" exact 0
 done
 # gccgo: goroutines told apart by their split stacks, the deep root's
-# frames on a new stack segment each; no goroutine ids, no waits.
-GRAPH_ARGS="-deep " graph_run "trees gccgo, split stacks" graph-gccgo gccgo 0
+# frames on a new stack segment each; a goroutine that starts on the stack
+# of one a panic left inside a root has trees of its own; no goroutine
+# ids, no waits.
+GRAPH_ARGS="-deep -reuse " graph_run "trees gccgo, split stacks" graph-gccgo gccgo 0
 graph_run "-U gccgo" graph-gccgo caller 0 -U
 graph_run "--no-waits" graph-go1.25-default nowaits 0 --no-waits
 graph_run "-U" graph-go1.15-default stack 0 -U
