@@ -216,11 +216,15 @@ timeout 60 "$TOOL" -d 1 -c "$FIX/demo" main.main >"$out" 2>"$out.err"
 check "a root in flight at the end: said, not printed" \
 	bash -c "grep -qx 'gofuncgraph: 1 root call still in flight at the end, not printed' '$out.err' && ! grep -q '^main\.main goid=' '$out'"
 
-# A root in libgo, with -c: the program's executable gives the TLS slot.
-out=$TMP/libgo-root
-timeout 60 "$TOOL" -c "$FIX/graph-gccgo $out.truth" 'go:fmt.Fprintf' >"$out" 2>"$out.err"
-check "gccgo: a root in libgo (go:fmt.Fprintf), with -c: one tree per root the fixture wrote" \
-	bash -c "[[ \$(grep -c '^fmt\.Fprintf goid=- ' '$out') -eq \$(grep -c '^TREE ' '$out.truth') && -s '$out.truth' ]] && grep -qE '^ +([0-9.]+ us )?\|    fmt\.' '$out'"
+# A root in libgo, with -c: the program's executable gives the TLS slot,
+# from .dynsym when it is stripped.
+strip -o "$TMP/graph-gccgo-stripped" "$FIX/graph-gccgo"
+for prog in "$FIX/graph-gccgo" "$TMP/graph-gccgo-stripped"; do
+	out=$TMP/libgo-root-${prog##*/}
+	timeout 60 "$TOOL" -c "$prog $out.truth" 'go:fmt.Fprintf' >"$out" 2>"$out.err"
+	check "gccgo: a root in libgo (go:fmt.Fprintf), with -c on ${prog##*/}: one tree per root the fixture wrote" \
+		bash -c "[[ \$(grep -c '^fmt\.Fprintf goid=- ' '$out') -eq \$(grep -c '^TREE ' '$out.truth') && -s '$out.truth' ]] && grep -qE '^ +([0-9.]+ us )?\|    fmt\.' '$out'"
+done
 
 # Bad input: one line, non-zero exit (BAD_SAYS: and saying that).
 bad() {
