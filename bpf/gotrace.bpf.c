@@ -21,7 +21,16 @@ const volatile __u32 value_size = 1024;	/* --value-size: %v bytes */
 const volatile __u32 value_depth = 4;	/* --value-depth */
 const volatile __u32 value_str_max = 80;	/* -Z: bytes of a string */
 
-COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, struct trace_plan) plans SEC(".maps");
+/* Each row's plan: rows (functions) that read alike share one. */
+COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, __u32) row_plans SEC(".maps");
+
+/* The distinct plans; user space sizes the map before loading. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_plan);
+} plans SEC(".maps");
 
 /* The event is built here, then copied to the ring buffer if the filter
  * lets it through: a dropped event never takes ring buffer space. */
@@ -494,7 +503,7 @@ int trace_hit(struct pt_regs *ctx)
 		ctx->bp, ctx->sp, ctx->r8, ctx->r9, ctx->r10, ctx->r11,
 		ctx->r12, ctx->r13, ctx->r14, ctx->r15,
 	};
-	__u32 idx = COOKIE_INDEX(cookie), zero = 0;
+	__u32 row = COOKIE_INDEX(cookie), zero = 0, *plan_idx;
 	__u64 size;
 	struct task_struct *task;
 	struct trace_plan *plan;
@@ -502,11 +511,14 @@ int trace_hit(struct pt_regs *ctx)
 
 	if (!call_hit(ctx, cookie, id))
 		return 0;
-	plan = bpf_map_lookup_elem(&plans, &idx);
+	plan_idx = bpf_map_lookup_elem(&row_plans, &row);
+	if (!plan_idx)
+		return 0;
+	plan = bpf_map_lookup_elem(&plans, plan_idx);
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!plan || !e)
 		return 0;
-	e->plan = idx;
+	e->row = row;
 	e->tail = !!(cookie & COOKIE_TAIL);
 	e->word_faults = 0;
 	e->word_nils = 0;

@@ -160,13 +160,15 @@ struct trace_chunk {
 	__u32 fault;
 };
 
-/* What one probe reads, keyed by the index in its cookie. */
+/* What a probe reads: plans[row_plans[the index in its cookie]], one
+ * plan for the functions that read alike. */
 struct trace_plan {
 	__u32 nwords;
 	__u32 nstrs;
 	__u32 nterms;
 	__u32 nvroots;
 	__u32 goid_offset;	/* of goid in g; 0: no goroutine ids (gccgo) */
+	__u32 pad;
 	__s64 tls_g_offset;	/* of g from the thread pointer */
 	struct trace_word words[TRACE_MAX_WORDS];
 	struct trace_str strs[TRACE_MAX_STRS];
@@ -181,7 +183,7 @@ struct trace_event {
 				 * code was loaded (its PIE load bias) */
 	__u32 pid;
 	__u32 tid;
-	__u32 plan;
+	__u32 row;		/* the index in the probe's cookie */
 	__u32 tail;		/* fired at a tail JMP */
 	__u32 word_faults;	/* bit i: words[i] could not be read */
 	__u32 word_nils;	/* bit i: words[i] is behind a nil pointer */

@@ -7,8 +7,9 @@
  * to read, the pointers to follow, the filter to test), typed by DWARF, by
  * the binary's runtime type data (conversions, method tables:
  * lib/goabi/go_typedata.h) or by the format string, and placed by the
- * binary's calling convention. The precompiled BPF program reads the plan
- * from a map, keyed by the probe's cookie, and sends raw words, string
+ * binary's calling convention; functions alike share a plan. The
+ * precompiled BPF program reads the plan of the probe's cookie from a map
+ * (by its row: each function of each probe) and sends raw words, string
  * bytes, the memory %v values refer to and return addresses through a ring
  * buffer; this file formats the lines (%v through lib/trace/value_print.h),
  * naming interface types from the type data (lib/gobin/go_rtype.h) and
@@ -570,48 +571,26 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct printer *pr = ctx;
 	const struct trace_event *e = data;
 	const size_t values = offsetof(struct trace_event, value);
+	const struct trace_plan *plan;
 
 	/* the event ends after the strings its plan reads, or with %v
 	 * after the memory it read */
 	if (size < offsetof(struct trace_event, str) ||
-	    e->plan >= pr->set->nrows ||
-	    size < offsetof(struct trace_event, str) +
-		   pr->set->plans[e->plan].nstrs * sizeof(e->str[0]))
+	    e->row >= pr->set->nrows)
+		return 0;
+	plan = trace_plan_set__plan(pr->set, e->row);
+	if (size < offsetof(struct trace_event, str) +
+		   plan->nstrs * sizeof(e->str[0]))
 		return 0;
 	pr->mem.n = 0;
-	if (pr->set->plans[e->plan].nvroots && !e->tail &&
+	if (plan->nvroots && !e->tail &&
 	    (size < values || size - values < e->value_len ||
 	     value_memory__parse(&pr->mem, e->value, e->value_len, e->nchunks)))
 		return 0;
 	if (env.max_events && pr->nevents >= env.max_events)
 		return 0;
-	print_event(pr, e, &pr->set->rows[e->plan]);
+	print_event(pr, e, &pr->set->rows[e->row]);
 	pr->nevents++;
-	return 0;
-}
-
-/* Where each plan's binary keeps goroutine ids (gccgo: none, the GOID
- * column says -). */
-static int plan_goroutines(struct trace_plan_set *s)
-{
-	struct goroutine_layout layout;
-	size_t i, k;
-	int err;
-
-	for (i = 0; i < nbinaries; i++) {
-		memset(&layout, 0, sizeof(layout));
-		if (!binaries[i].bin->is_gccgo) {
-			err = goroutine_layout__find(binaries[i].bin, &layout);
-			if (err)
-				return err;
-		}
-		for (k = 0; k < s->nrows; k++) {
-			if (s->rows[k].bin != binaries[i].bin)
-				continue;
-			s->plans[k].goid_offset = layout.goid_offset;
-			s->plans[k].tls_g_offset = layout.tls_g_offset;
-		}
-	}
 	return 0;
 }
 
@@ -656,6 +635,25 @@ static int plan_dyn_types(struct trace_plan_set *s)
 	return err;
 }
 
+/* Each row's plan, and the plans. */
+static int store_plans(struct gotrace_bpf *obj, const struct trace_plan_set *s)
+{
+	__u32 *row_plans = calloc(s->nrows, sizeof(*row_plans));
+	size_t i;
+	int err;
+
+	if (!row_plans)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < s->nrows; i++)
+		row_plans[i] = s->rows[i].plan;
+	err = skeleton__store_array(obj->maps.row_plans, row_plans, s->nrows);
+	if (!err)
+		err = skeleton__store_array(obj->maps.plans, s->plans.plans,
+					    s->plans.n);
+	free(row_plans);
+	return err;
+}
+
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
@@ -683,14 +681,16 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	if (!err && s->vtypes.ntypes)
 		err = size_value_maps(obj, &s->vtypes);
 	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.plans, s->nrows);
+		err = bpf_map__set_max_entries(obj->maps.plans, s->plans.n);
+	if (!err)
+		err = skeleton__load(obj->skeleton, obj->maps.row_plans, s->nrows);
 	if (!err && limit)
 		err = overhead_limit__start(limit,
 					    bpf_map__fd(obj->maps.probe_hits),
 					    &obj->bss->probe_epoch,
 					    &obj->progs.trace_hit, 1);
 	if (!err)
-		err = skeleton__store_array(obj->maps.plans, s->plans, s->nrows);
+		err = store_plans(obj, s);
 	if (!err && s->vtypes.ntypes)
 		err = store_value_maps(obj, &s->vtypes);
 	return err;
@@ -716,18 +716,18 @@ static int attach(struct gotrace_bpf *obj, pid_t tgid,
 	return err;
 }
 
-/* How --max-overhead names a plan: FUNC, or r:FUNC. */
-static const char *plan_name(void *ctx, size_t plan)
+/* How --max-overhead names a row: FUNC, or r:FUNC. */
+static const char *row_name(void *ctx, size_t idx)
 {
 	static char buf[4096];
-	const struct trace_row *row = &((const struct trace_plan_set *)ctx)->rows[plan];
+	const struct trace_row *row = &((const struct trace_plan_set *)ctx)->rows[idx];
 
 	snprintf(buf, sizeof(buf), "%s%s", row->probe->ret ? "r:" : "",
 		 row->func);
 	return buf;
 }
 
-/* With -j, a line for each plan the last check detached. */
+/* With -j, a line for each row the last check detached. */
 static void print_detached_json(const struct overhead_limit *l,
 				const struct trace_plan_set *s)
 {
@@ -799,7 +799,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	tool_clock__start(&clock, &env.tool);
-	clock.limit = (struct tool_limit){ limit, plan_name, (void *)pr->set };
+	clock.limit = (struct tool_limit){ limit, row_name, (void *)pr->set };
 	pr->limit = limit;
 	err = tool_target__release(target, &env.tool);
 	if (!err)
@@ -833,8 +833,6 @@ int main(int argc, char **argv)
 				env.tool.verbose || !set.nrows);
 	if (!err && !set.nrows)
 		err = gt_error(-ENOENT, "nothing to trace");
-	if (!err)
-		err = plan_goroutines(&set);
 	if (!err)
 		err = plan_dyn_types(&set);
 	if (!err && env.tool.max_overhead) {

@@ -8,6 +8,7 @@
 #include "probe/call_sites.h"
 #include "goabi/go_abi.h"
 #include "gobin/pclntab.h"
+#include "goabi/goroutine.h"
 #include "trace/trace_plan.h"
 #include "cookie.h"
 
@@ -44,35 +45,82 @@ struct planner {
 	struct go_typedata *td;		/* conversions, or NULL */
 };
 
-static int plan_set__add_row(struct trace_plan_set *s, const char *func,
+/* A row for FUNC of PROBE in BIN at *IDX; its plan is interned once
+ * planned (plan_set__add_plan). */
+static int plan_set__add_row(struct trace_plan_set *s,
+			     const struct go_binary *bin, const char *func,
 			     const struct trace_probe *probe, size_t *idx)
 {
-	size_t rows_cap = s->cap, plans_cap = s->cap;
+	struct trace_row *row;
 	int err;
 
-	/* Both arrays hold s->cap: when the second cannot grow, the first
-	 * keeps its extra room and s->cap stays true. */
-	err = gt_ensure_mem((void **)&s->rows, &rows_cap, sizeof(*s->rows),
+	err = gt_ensure_mem((void **)&s->rows, &s->rows_cap, sizeof(*s->rows),
 			    s->nrows + 1);
-	if (!err)
-		err = gt_ensure_mem((void **)&s->plans, &plans_cap,
-				    sizeof(*s->plans), s->nrows + 1);
 	if (err)
 		return err;
-	s->cap = rows_cap < plans_cap ? rows_cap : plans_cap;
-	memset(&s->rows[s->nrows], 0, sizeof(s->rows[0]));
-	memset(&s->plans[s->nrows], 0, sizeof(s->plans[0]));
-	s->rows[s->nrows].func = strdup(func);
-	s->rows[s->nrows].src = probe->nconvs ?
+	row = &s->rows[s->nrows];
+	memset(row, 0, sizeof(*row));
+	row->func = strdup(func);
+	row->src = probe->nconvs ?
 		calloc(probe->nconvs, sizeof(struct trace_src)) : NULL;
-	if (!s->rows[s->nrows].func || (probe->nconvs && !s->rows[s->nrows].src)) {
-		free(s->rows[s->nrows].func);
-		free(s->rows[s->nrows].src);
+	if (!row->func || (probe->nconvs && !row->src)) {
+		free(row->func);
+		free(row->src);
 		return gt_error(-ENOMEM, "out of memory");
 	}
-	s->rows[s->nrows].probe = probe;
+	row->bin = bin;
+	row->probe = probe;
 	*idx = s->nrows++;
 	return 0;
+}
+
+/* Where BIN keeps goroutines: goroutine.h's layout, looked up once a
+ * binary; gccgo's ids are out of reach (zeros: the GOID column says -). */
+static int plan_set__goroutines(struct trace_plan_set *s,
+				const struct go_binary *bin,
+				const struct goroutine_layout **out)
+{
+	struct trace_plan_goroutines *g;
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->ngoroutines; i++) {
+		if (s->goroutines[i].bin == bin) {
+			*out = &s->goroutines[i].layout;
+			return 0;
+		}
+	}
+	err = gt_ensure_mem((void **)&s->goroutines, &s->goroutines_cap,
+			    sizeof(*s->goroutines), s->ngoroutines + 1);
+	if (err)
+		return err;
+	g = &s->goroutines[s->ngoroutines];
+	memset(g, 0, sizeof(*g));
+	g->bin = bin;
+	if (!bin->is_gccgo) {
+		err = goroutine_layout__find(bin, &g->layout);
+		if (err)
+			return err;
+	}
+	s->ngoroutines++;
+	*out = &g->layout;
+	return 0;
+}
+
+/* PLAN, planned for row IDX, stored as that row's, or the equal plan
+ * already stored. */
+static int plan_set__add_plan(struct trace_plan_set *s, size_t idx,
+			      struct trace_plan *plan)
+{
+	const struct goroutine_layout *layout;
+	int err;
+
+	err = plan_set__goroutines(s, s->rows[idx].bin, &layout);
+	if (err)
+		return err;
+	plan->goid_offset = layout->goid_offset;
+	plan->tls_g_offset = layout->tls_g_offset;
+	return plan_table__intern(&s->plans, plan, &s->rows[idx].plan);
 }
 
 void trace_plan_set__free(struct trace_plan_set *s)
@@ -84,10 +132,11 @@ void trace_plan_set__free(struct trace_plan_set *s)
 		free(s->rows[i].src);
 	}
 	free(s->rows);
-	free(s->plans);
+	free(s->goroutines);
 	s->rows = NULL;
-	s->plans = NULL;
-	s->nrows = s->cap = 0;
+	s->goroutines = NULL;
+	s->nrows = s->rows_cap = s->ngoroutines = s->goroutines_cap = 0;
+	plan_table__free(&s->plans);
 	left_out__free(&s->left_out);
 	value_types__free(&s->vtypes);
 }
@@ -1000,6 +1049,7 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		.vtypes = &s->vtypes, .td = td,
 	};
 	struct go_dwarf_var vars[TRACE_PROBE_MAX_ARGS * 2 + 2];
+	struct trace_plan plan;
 	struct trace_row *row;
 	size_t i;
 	int err;
@@ -1017,19 +1067,22 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		err = layout_from_format(&pl, addr, dw ? pl.sig.c_result_size : 0);
 	if (err)
 		return gt_error(err, "%s: %s", name, gt_last_error());
-	err = plan_set__add_row(s, name, probe, idx);
+	err = plan_set__add_row(s, bin, name, probe, idx);
 	if (err) {
 		go_abi_layout__free(&pl.layout);
 		return err;
 	}
 	row = &s->rows[*idx];
-	pl.plan = &s->plans[*idx];
+	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
+	pl.plan = &plan;
 	pl.str_max = s->str_max;
 	for (i = 0; i < probe->nconvs && !err; i++)
 		err = plan_conv(&pl, &probe->convs[i], &row->src[i]);
 	for (i = 0; i < probe->nterms && !err; i++)
-		err = plan_term(&pl, &probe->terms[i], &pl.plan->terms[i]);
-	pl.plan->nterms = probe->nterms;
+		err = plan_term(&pl, &probe->terms[i], &plan.terms[i]);
+	plan.nterms = probe->nterms;
+	if (!err)
+		err = plan_set__add_plan(s, *idx, &plan);
 	go_abi_layout__free(&pl.layout);
 	return err;
 }
@@ -1085,7 +1138,6 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 	err = plan_row(s, bin, dw, td, probe, p->name, p->func_addr, &idx);
 	if (err)
 		goto out;
-	s->rows[idx].bin = bin;
 	err = add_sites(s, probe, p, idx, &cs, sites);
 out:
 	call_sites__free(&cs);
@@ -1171,6 +1223,7 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 		.bin = bin, .func = p->name, .probe = probe,
 		.vtypes = &s->vtypes, .str_max = s->str_max,
 	};
+	struct trace_plan plan;
 	size_t n, i;
 	int err;
 
@@ -1185,26 +1238,31 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 	free(params);
 	if (err)
 		return err;
-	err = plan_set__add_row(s, p->name, probe, idx);
+	err = plan_set__add_row(s, bin, p->name, probe, idx);
 	if (err) {
 		go_abi_layout__free(&pl.layout);
 		return err;
 	}
-	pl.plan = &s->plans[*idx];
+	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
+	pl.plan = &plan;
 	for (i = 0; i < probe->nconvs && !err; i++)
 		err = plan_conv(&pl, &probe->convs[i], &s->rows[*idx].src[i]);
 	for (i = 0; i < probe->nterms && !err; i++)
-		err = plan_term(&pl, &probe->terms[i], &pl.plan->terms[i]);
-	pl.plan->nterms = probe->nterms;
+		err = plan_term(&pl, &probe->terms[i], &plan.terms[i]);
+	plan.nterms = probe->nterms;
+	if (!err)
+		err = plan_set__add_plan(s, *idx, &plan);
 	go_abi_layout__free(&pl.layout);
 	return err;
 }
 
 /* Without DWARF's places: every value <optimized out>, no filter. */
 static int plan_inlined_blind(struct trace_plan_set *s,
+			      const struct go_binary *bin,
 			      const struct trace_probe *probe,
 			      const struct func_probe *p, size_t *idx)
 {
+	struct trace_plan plan;
 	struct trace_src *src;
 	size_t i;
 	int err;
@@ -1213,7 +1271,7 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
 				     p->name, (unsigned long long)p->site.addr) ?: 1;
-	err = plan_set__add_row(s, p->name, probe, idx);
+	err = plan_set__add_row(s, bin, p->name, probe, idx);
 	if (err)
 		return err;
 	for (i = 0; i < probe->nconvs; i++) {
@@ -1223,7 +1281,8 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		src->type_word = -1;
 		src->root_word = -1;
 	}
-	return 0;
+	memset(&plan, 0, sizeof(plan));	/* reads nothing */
+	return plan_set__add_plan(s, *idx, &plan);
 }
 
 int trace_plan_set__add_inlined(struct trace_plan_set *s,
@@ -1252,13 +1311,12 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 	}
 	if (err == -ENOENT || err == -E2BIG) {
 		gt_error_clear();
-		err = plan_inlined_blind(s, probe, p, &idx);
+		err = plan_inlined_blind(s, bin, probe, p, &idx);
 		if (err == 1)
 			return 0;	/* left out */
 	}
 	if (err)
 		return err;
-	s->rows[idx].bin = bin;
 	s->rows[idx].inlined = true;
 	if (s->verbose)
 		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,

@@ -27,6 +27,8 @@
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
 #include "goabi/go_typedata.h"
+#include "goabi/goroutine.h"
+#include "trace/plan_table.h"
 #include "trace/trace_probe.h"
 #include "trace/value_print.h"
 #include "trace/value_types.h"
@@ -57,19 +59,29 @@ struct trace_src {
 	int64_t root_offset;
 };
 
-/* One traced function of one probe: plans[i] in the BPF map. */
+/* One traced function of one probe: the index in its probes' cookies. */
 struct trace_row {
 	char *func;
 	bool inlined;			/* an inlined copy of func */
 	const struct go_binary *bin;	/* the function's binary */
 	const struct trace_probe *probe;
 	struct trace_src *src;		/* one per conversion of PROBE */
+	uint32_t plan;			/* its plan: plans[plan] */
+};
+
+/* Where a binary keeps goroutines, found once per binary (gccgo's ids
+ * are out of reach: zeros). */
+struct trace_plan_goroutines {
+	const struct go_binary *bin;
+	struct goroutine_layout layout;
 };
 
 struct trace_plan_set {
 	struct trace_row *rows;
-	struct trace_plan *plans;
-	size_t nrows, cap;
+	size_t nrows, rows_cap;
+	struct plan_table plans;	/* rows alike share a plan */
+	struct trace_plan_goroutines *goroutines;
+	size_t ngoroutines, goroutines_cap;
 	unsigned int str_max;		/* -Z */
 	bool verbose;			/* say where each probe goes */
 	struct value_types vtypes;	/* of every %v */
@@ -106,6 +118,13 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				struct uprobe_list *sites);
 
 void trace_plan_set__free(struct trace_plan_set *s);
+
+/* The plan of row ROW (< S->nrows). */
+static inline const struct trace_plan *
+trace_plan_set__plan(const struct trace_plan_set *s, size_t row)
+{
+	return &s->plans.plans[s->rows[row].plan];
+}
 
 /*
  * The value conversion I of ROW prints in event E: scalars in V->word,

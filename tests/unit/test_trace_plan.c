@@ -13,6 +13,7 @@
 #include "probe/func_probes.h"
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
+#include "goabi/goroutine.h"
 #include "trace/trace_plan.h"
 #include "test.h"
 
@@ -84,7 +85,7 @@ TEST(register_abi_string_and_int)
 			  false, &p), 0);
 	if (p.set.nrows != 1)
 		goto out;
-	pl = &p.set.plans[0];
+	pl = trace_plan_set__plan(&p.set, 0);
 	CHECK_EQ_INT(pl->nwords, 3);
 	CHECK(is_reg(&pl->words[0], 0));
 	CHECK(is_reg(&pl->words[1], 3));
@@ -111,8 +112,8 @@ TEST(stack_abi)
 
 	CHECK_EQ_INT(plan("args-go1.15-stripped", "main.greet \"%s %d\" goarg1, goarg2",
 			  false, &p), 0);
-	pl = &p.set.plans[0];
 	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
 		CHECK_EQ_INT(pl->nwords, 3);
 		CHECK(is_stack(&pl->words[0], 8, 8));
 		CHECK(is_stack(&pl->words[1], 16, 8));
@@ -122,8 +123,8 @@ TEST(stack_abi)
 	CHECK_EQ_INT(plan("args-go1.15-stripped",
 			  "r:main.describe \"%s %d %t\" goret1, goret2, goret3",
 			  false, &p), 0);
-	pl = &p.set.plans[0];
 	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
 		CHECK_EQ_INT(pl->nwords, 4);
 		CHECK(is_stack(&pl->words[0], 32, 8));
 		CHECK(is_stack(&pl->words[1], 40, 8));
@@ -143,8 +144,8 @@ TEST(filter_terms)
 	CHECK_EQ_INT(plan("args-go1.23-stripped",
 			  "main.addInts (goarg1 > 5 || goarg2 == -3) \"%d\" goarg1",
 			  false, &p), 0);
-	pl = &p.set.plans[0];
 	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
 		CHECK_EQ_INT(pl->nterms, 2);
 		CHECK(is_reg(&pl->words[pl->terms[0].word], 0));
 		CHECK_EQ_INT(pl->terms[0].op, TERM_GT);
@@ -158,8 +159,8 @@ TEST(filter_terms)
 	planned__free(&p);
 	CHECK_EQ_INT(plan("args-go1.23-stripped",
 			  "main.greet (goarg1 == \"bob\") \"%d\" goarg2", false, &p), 0);
-	pl = &p.set.plans[0];
 	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
 		CHECK_EQ_INT(pl->nterms, 1);
 		CHECK_EQ_INT(pl->terms[0].flags, TERM_STRING);
 		CHECK_EQ_INT(pl->terms[0].value, 3);
@@ -195,7 +196,7 @@ TEST(dwarf_pointer_chain)
 			  true, &p), 0);
 	if (p.set.nrows != 1)
 		goto out;
-	pl = &p.set.plans[0];
+	pl = trace_plan_set__plan(&p.set, 0);
 	row = &p.set.rows[0];
 	CHECK(is_reg(&pl->words[0], 0));
 	r = 0;
@@ -249,6 +250,66 @@ TEST(errors)
 	}
 }
 
+/* Add PROBE's every function in BIN to SET (P holds the probe). */
+static int plan_all(struct planned *p, const char *text)
+{
+	struct trace_probe *probe = &p->probe;
+	struct func_probes fp = { 0 };
+	size_t i;
+	int err;
+
+	trace_probe__free(probe);
+	err = trace_probe__parse(text, probe);
+	if (!err)
+		err = func_probes__collect(p->bin, probe->target, false, &fp);
+	for (i = 0; !err && i < fp.n; i++)
+		if (!fp.probes[i].inlined)
+			err = trace_plan_set__add(&p->set, p->bin, NULL, NULL,
+						  probe, &fp.probes[i], &p->sites);
+	func_probes__free(&fp);
+	return err;
+}
+
+/* Functions that read alike share one plan, which has the binary's
+ * goroutine layout; a probe that reads otherwise gets its own. */
+TEST(shared_plans)
+{
+	struct goroutine_layout layout;
+	const struct trace_plan *pl;
+	struct trace_probe first;
+	struct planned p;
+	size_t i;
+
+	CHECK_EQ_INT(plan("args-go1.23-stripped", "main.addInts", false, &p), 0);
+	if (!p.bin)
+		return;
+	trace_plan_set__free(&p.set);
+	memset(&p.set, 0, sizeof(p.set));
+	CHECK_EQ_INT(goroutine_layout__find(p.bin, &layout), 0);
+	CHECK_EQ_INT(plan_all(&p, "main.width* \"%d\" goarg1"), 0);
+	/* the rows keep their probe: the second one must not free it */
+	first = p.probe;
+	memset(&p.probe, 0, sizeof(p.probe));
+	CHECK(p.set.nrows >= 8);
+	CHECK_EQ_INT(p.set.plans.n, 1);
+	for (i = 0; i < p.set.nrows; i++)
+		CHECK_EQ_INT(p.set.rows[i].plan, 0);
+	if (p.set.plans.n >= 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->nwords, 1);
+		CHECK(is_reg(&pl->words[0], 0));
+		CHECK(pl->goid_offset != 0);
+		CHECK_EQ_INT(pl->goid_offset, layout.goid_offset);
+		CHECK_EQ_INT(pl->tls_g_offset, layout.tls_g_offset);
+	}
+	CHECK_EQ_INT(plan_all(&p, "main.addInts \"%d %d\" goarg1, goarg2"), 0);
+	CHECK_EQ_INT(p.set.plans.n, 2);
+	if (p.set.nrows >= 1)
+		CHECK_EQ_INT(p.set.rows[p.set.nrows - 1].plan, 1);
+	trace_probe__free(&first);
+	planned__free(&p);
+}
+
 int main(void)
 {
 	RUN(register_abi_string_and_int);
@@ -256,5 +317,6 @@ int main(void)
 	RUN(filter_terms);
 	RUN(dwarf_pointer_chain);
 	RUN(errors);
+	RUN(shared_plans);
 	return TEST_SUMMARY();
 }

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/mem.h"
+#include "trace/plan_table.h"
+
+_Static_assert(offsetof(struct trace_plan, words) % 8 == 0 &&
+	       sizeof(struct trace_word) % 8 == 0,
+	       "a plan is hashed a 64-bit word at a time");
+
+/* A multiply-xorshift over LEN bytes at P (a multiple of 8), from H. */
+static uint64_t hash_words(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i < len; i += 8) {
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The counts and the words in use, not all 1.3 KB of a plan, hashed once a
+ * function. Plans that differ only past them (in strings, filter terms or
+ * %v roots, which come from the probe more than the function) are few,
+ * and told apart when all their bytes are compared. */
+static uint64_t plan_hash(const struct trace_plan *plan)
+{
+	uint64_t h;
+
+	h = hash_words(0, plan, offsetof(struct trace_plan, words));
+	if (plan->nwords <= TRACE_MAX_WORDS)
+		h = hash_words(h, plan->words,
+			       plan->nwords * sizeof(plan->words[0]));
+	return h;
+}
+
+/* The slot of PLAN: where it is, or the empty slot where it goes. */
+static size_t plan_table__slot(const struct plan_table *t,
+			       const struct trace_plan *plan)
+{
+	size_t i;
+
+	for (i = plan_hash(plan) & t->mask; t->slots[i];
+	     i = (i + 1) & t->mask)
+		if (!memcmp(&t->plans[t->slots[i] - 1], plan, sizeof(*plan)))
+			break;
+	return i;
+}
+
+/* Room for one more plan, the table at most half full. */
+static int plan_table__grow(struct plan_table *t)
+{
+	size_t nslots = t->mask ? 2 * (t->mask + 1) : 64, i;
+	struct plan_table bigger = *t;
+
+	if (2 * (t->n + 1) <= t->mask + 1 && t->mask)
+		return 0;
+	if (t->n >= UINT32_MAX / 2)
+		return gt_error(-ENOSPC, "more than %zu distinct plans", t->n);
+	bigger.slots = calloc(nslots, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return gt_error(-ENOMEM, "out of memory");
+	bigger.mask = nslots - 1;
+	for (i = 0; i < t->n; i++)
+		bigger.slots[plan_table__slot(&bigger, &t->plans[i])] = i + 1;
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+int plan_table__intern(struct plan_table *t, const struct trace_plan *plan,
+		       uint32_t *idx)
+{
+	size_t slot;
+	int err;
+
+	err = plan_table__grow(t);
+	if (!err)
+		err = gt_ensure_mem((void **)&t->plans, &t->cap,
+				    sizeof(*t->plans), t->n + 1);
+	if (err)
+		return err;
+	slot = plan_table__slot(t, plan);
+	if (!t->slots[slot]) {
+		memcpy(&t->plans[t->n], plan, sizeof(*plan));
+		t->slots[slot] = ++t->n;
+	}
+	*idx = t->slots[slot] - 1;
+	return 0;
+}
+
+void plan_table__free(struct plan_table *t)
+{
+	free(t->plans);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
