@@ -680,8 +680,12 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 					      obj->maps.probe_hits) : 0;
 	if (!err && s->vtypes.ntypes)
 		err = size_value_maps(obj, &s->vtypes);
-	if (!err)
+	if (!err) {
 		err = bpf_map__set_max_entries(obj->maps.plans, s->plans.n);
+		if (err)
+			err = gt_error(err, "cannot size the plans map: %s",
+				       strerror(-err));
+	}
 	if (!err)
 		err = skeleton__load(obj->skeleton, obj->maps.row_plans, s->nrows);
 	if (!err && limit)

@@ -8,38 +8,43 @@
 #include "core/mem.h"
 #include "trace/plan_table.h"
 
-_Static_assert(offsetof(struct trace_plan, words) % 8 == 0 &&
-	       sizeof(struct trace_word) % 8 == 0,
-	       "a plan is hashed a 64-bit word at a time");
-
-/* A multiply-xorshift over LEN bytes at P (a multiple of 8), from H. */
-static uint64_t hash_words(uint64_t h, const void *p, size_t len)
+/* A multiply-xorshift over LEN bytes at P, from H. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 	uint64_t w;
 	size_t i;
 
 	for (i = 0; i < len; i += 8) {
-		memcpy(&w, b + i, 8);
+		w = 0;
+		memcpy(&w, b + i, len - i < 8 ? len - i : 8);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
 		h ^= h >> 29;
 	}
 	return h;
 }
 
-/* The counts and the words in use, not all 1.3 KB of a plan, hashed once a
- * function. Plans that differ only past them (in strings, filter terms or
- * %v roots, which come from the probe more than the function) are few,
- * and told apart when all their bytes are compared. */
+static size_t at_most(size_t n, size_t max)
+{
+	return n < max ? n : max;
+}
+
+/* The counts and the entries in use, not all 1.3 KB of a plan (hashed
+ * once a function): past them every plan is zeros. */
 static uint64_t plan_hash(const struct trace_plan *plan)
 {
 	uint64_t h;
 
-	h = hash_words(0, plan, offsetof(struct trace_plan, words));
-	if (plan->nwords <= TRACE_MAX_WORDS)
-		h = hash_words(h, plan->words,
-			       plan->nwords * sizeof(plan->words[0]));
-	return h;
+	h = hash_bytes(0, plan, offsetof(struct trace_plan, words));
+	h = hash_bytes(h, plan->words, at_most(plan->nwords, TRACE_MAX_WORDS) *
+			sizeof(plan->words[0]));
+	h = hash_bytes(h, plan->strs, at_most(plan->nstrs, TRACE_MAX_STRS) *
+			sizeof(plan->strs[0]));
+	h = hash_bytes(h, plan->terms, at_most(plan->nterms, TRACE_MAX_TERMS) *
+			sizeof(plan->terms[0]));
+	return hash_bytes(h, plan->vroots,
+			  at_most(plan->nvroots, TRACE_MAX_VROOTS) *
+			  sizeof(plan->vroots[0]));
 }
 
 /* The slot of PLAN: where it is, or the empty slot where it goes. */

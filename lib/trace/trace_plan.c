@@ -74,6 +74,15 @@ static int plan_set__add_row(struct trace_plan_set *s,
 	return 0;
 }
 
+/* Take back the last row, whose plan could not be made. */
+static void plan_set__drop_row(struct trace_plan_set *s)
+{
+	struct trace_row *row = &s->rows[--s->nrows];
+
+	free(row->func);
+	free(row->src);
+}
+
 /* Where BIN keeps goroutines: goroutine.h's layout, looked up once a
  * binary; gccgo's ids are out of reach (zeros: the GOID column says -). */
 static int plan_set__goroutines(struct trace_plan_set *s,
@@ -108,7 +117,8 @@ static int plan_set__goroutines(struct trace_plan_set *s,
 }
 
 /* PLAN, planned for row IDX, stored as that row's, or the equal plan
- * already stored. */
+ * already stored (the binary's layout is known: plan_set__goroutines()
+ * ran before planning, so that its errors are not taken for planning's). */
 static int plan_set__add_plan(struct trace_plan_set *s, size_t idx,
 			      struct trace_plan *plan)
 {
@@ -1083,6 +1093,8 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	plan.nterms = probe->nterms;
 	if (!err)
 		err = plan_set__add_plan(s, *idx, &plan);
+	if (err)
+		plan_set__drop_row(s);
 	go_abi_layout__free(&pl.layout);
 	return err;
 }
@@ -1125,10 +1137,14 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			const struct trace_probe *probe,
 			const struct func_probe *p, struct uprobe_list *sites)
 {
+	const struct goroutine_layout *layout;
 	struct call_sites cs;
 	size_t idx = 0;
 	int err;
 
+	err = plan_set__goroutines(s, bin, &layout);
+	if (err)
+		return err;
 	err = call_sites__find(bin, p, probe->ret ? CALL_SITES_EXITS :
 					CALL_SITES_ENTRY, &s->left_out, &cs);
 	if (err) {
@@ -1252,6 +1268,8 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 	plan.nterms = probe->nterms;
 	if (!err)
 		err = plan_set__add_plan(s, *idx, &plan);
+	if (err)
+		plan_set__drop_row(s);
 	go_abi_layout__free(&pl.layout);
 	return err;
 }
@@ -1282,7 +1300,10 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		src->root_word = -1;
 	}
 	memset(&plan, 0, sizeof(plan));	/* reads nothing */
-	return plan_set__add_plan(s, *idx, &plan);
+	err = plan_set__add_plan(s, *idx, &plan);
+	if (err)
+		plan_set__drop_row(s);
+	return err;
 }
 
 int trace_plan_set__add_inlined(struct trace_plan_set *s,
@@ -1293,17 +1314,17 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				struct uprobe_list *sites)
 {
 	uint64_t flags = COOKIE_COST_FLAG(p->site.emulated);
+	const struct goroutine_layout *layout;
 	int32_t frame;
-	size_t idx, rows = s->nrows;
-	int err = dw ? plan_inlined_row(s, bin, dw, probe, p, &idx) : -ENOENT;
+	size_t idx;
+	int err;
 
+	err = plan_set__goroutines(s, bin, &layout);
+	if (err)
+		return err;
+	err = dw ? plan_inlined_row(s, bin, dw, probe, p, &idx) : -ENOENT;
 	/* a value a filter tests is not recorded there: left out */
 	if (err == -EINVAL && probe->nterms) {
-		if (s->nrows > rows) {
-			s->nrows = rows;
-			free(s->rows[rows].func);
-			free(s->rows[rows].src);
-		}
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: %s", p->name,
 				     (unsigned long long)p->site.addr,

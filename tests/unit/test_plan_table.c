@@ -2,7 +2,8 @@
 /*
  * plan_table: equal plans get one index, distinct ones their own, in the
  * order first seen, also past the growth of the table; a difference in
- * the plan's last byte is a difference.
+ * the plan's last byte is a difference (past the entries in use, which
+ * are all the hash covers: two plans of one hash, told apart).
  */
 #include <string.h>
 #include "trace/plan_table.h"

@@ -250,24 +250,66 @@ TEST(errors)
 	}
 }
 
-/* Add PROBE's every function in BIN to SET (P holds the probe). */
-static int plan_all(struct planned *p, const char *text)
+/* Add the functions of probe TEXT in P's binary to P's set: the inlined
+ * copies when INLINED, else the others; how many in *N. P holds the probe
+ * (the last one: the rows of earlier ones point to it too). */
+static int plan_all(struct planned *p, const char *text, bool inlined,
+		    size_t *n)
 {
 	struct trace_probe *probe = &p->probe;
 	struct func_probes fp = { 0 };
 	size_t i;
 	int err;
 
+	*n = 0;
 	trace_probe__free(probe);
 	err = trace_probe__parse(text, probe);
 	if (!err)
 		err = func_probes__collect(p->bin, probe->target, false, &fp);
-	for (i = 0; !err && i < fp.n; i++)
-		if (!fp.probes[i].inlined)
-			err = trace_plan_set__add(&p->set, p->bin, NULL, NULL,
-						  probe, &fp.probes[i], &p->sites);
+	for (i = 0; !err && i < fp.n; i++) {
+		if (fp.probes[i].inlined != inlined)
+			continue;
+		(*n)++;
+		err = inlined ?
+			trace_plan_set__add_inlined(&p->set, p->bin, p->dw, probe,
+						    &fp.probes[i], &p->sites) :
+			trace_plan_set__add(&p->set, p->bin, p->dw, NULL, probe,
+					    &fp.probes[i], &p->sites);
+	}
 	func_probes__free(&fp);
 	return err;
+}
+
+/* main.stackMiddle(n int), inlined into its two callers: a filter on a
+ * copy whose format cannot be planned leaves the copy out, no row (and no
+ * row without a plan) left behind; without the filter each copy has a row
+ * and a plan (Go records no n there: it prints <optimized out>). */
+TEST(inlined_rows)
+{
+	struct planned p;
+	size_t copies = 0, i;
+
+	CHECK_EQ_INT(plan("args-go1.23-default", "main.addInts", true, &p), 0);
+	if (!p.bin || !p.dw) {
+		CHECK(p.dw != NULL);
+		planned__free(&p);
+		return;
+	}
+	trace_plan_set__free(&p.set);
+	memset(&p.set, 0, sizeof(p.set));
+	CHECK_EQ_INT(plan_all(&p, "main.stackMiddle (goarg1 == 5) \"%s\" goarg1",
+			      true, &copies), 0);
+	CHECK_EQ_INT(copies, 2);
+	CHECK_EQ_INT(p.set.nrows, 0);
+	CHECK_EQ_INT(p.set.left_out.count[LEFT_OUT_INLINED_FILTER], 2);
+	CHECK_EQ_INT(plan_all(&p, "main.stackMiddle \"%d\" goarg1", true,
+			      &copies), 0);
+	CHECK_EQ_INT(p.set.nrows, 2);
+	for (i = 0; i < p.set.nrows; i++) {
+		CHECK(p.set.rows[i].inlined);
+		CHECK(p.set.rows[i].plan < p.set.plans.n);
+	}
+	planned__free(&p);
 }
 
 /* Functions that read alike share one plan, which has the binary's
@@ -276,9 +318,8 @@ TEST(shared_plans)
 {
 	struct goroutine_layout layout;
 	const struct trace_plan *pl;
-	struct trace_probe first;
 	struct planned p;
-	size_t i;
+	size_t i, n;
 
 	CHECK_EQ_INT(plan("args-go1.23-stripped", "main.addInts", false, &p), 0);
 	if (!p.bin)
@@ -286,11 +327,9 @@ TEST(shared_plans)
 	trace_plan_set__free(&p.set);
 	memset(&p.set, 0, sizeof(p.set));
 	CHECK_EQ_INT(goroutine_layout__find(p.bin, &layout), 0);
-	CHECK_EQ_INT(plan_all(&p, "main.width* \"%d\" goarg1"), 0);
-	/* the rows keep their probe: the second one must not free it */
-	first = p.probe;
-	memset(&p.probe, 0, sizeof(p.probe));
-	CHECK(p.set.nrows >= 8);
+	CHECK_EQ_INT(plan_all(&p, "main.width* \"%d\" goarg1", false, &n), 0);
+	CHECK(n >= 8);	/* widthI8 ... widthU64 */
+	CHECK_EQ_INT(p.set.nrows, n);
 	CHECK_EQ_INT(p.set.plans.n, 1);
 	for (i = 0; i < p.set.nrows; i++)
 		CHECK_EQ_INT(p.set.rows[i].plan, 0);
@@ -302,11 +341,11 @@ TEST(shared_plans)
 		CHECK_EQ_INT(pl->goid_offset, layout.goid_offset);
 		CHECK_EQ_INT(pl->tls_g_offset, layout.tls_g_offset);
 	}
-	CHECK_EQ_INT(plan_all(&p, "main.addInts \"%d %d\" goarg1, goarg2"), 0);
+	CHECK_EQ_INT(plan_all(&p, "main.addInts \"%d %d\" goarg1, goarg2",
+			      false, &n), 0);
 	CHECK_EQ_INT(p.set.plans.n, 2);
 	if (p.set.nrows >= 1)
 		CHECK_EQ_INT(p.set.rows[p.set.nrows - 1].plan, 1);
-	trace_probe__free(&first);
 	planned__free(&p);
 }
 
@@ -318,5 +357,6 @@ int main(void)
 	RUN(dwarf_pointer_chain);
 	RUN(errors);
 	RUN(shared_plans);
+	RUN(inlined_rows);
 	return TEST_SUMMARY();
 }
