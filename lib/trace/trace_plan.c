@@ -1047,6 +1047,40 @@ static int method_sig(struct planner *pl, uint64_t addr,
 	return 0;
 }
 
+/*
+ * A row for PL's function: its values and filter planned from PL's
+ * layout (freed here), its plan stored. Nothing is added when any of it
+ * fails.
+ */
+static int plan_set__add_planned(struct trace_plan_set *s,
+				 struct planner *pl, size_t *idx)
+{
+	const struct trace_probe *probe = pl->probe;
+	struct trace_plan plan;
+	size_t i;
+	int err;
+
+	err = plan_set__add_row(s, pl->bin, pl->func, probe, idx);
+	if (err)
+		goto out;
+	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
+	pl->plan = &plan;
+	pl->str_max = s->str_max;
+	for (i = 0; i < probe->nconvs && !err; i++)
+		err = plan_conv(pl, &probe->convs[i], &s->rows[*idx].src[i]);
+	for (i = 0; i < probe->nterms && !err; i++)
+		err = plan_term(pl, &probe->terms[i], &plan.terms[i]);
+	plan.nterms = probe->nterms;
+	pl->plan = NULL;
+	if (!err)
+		err = plan_set__add_plan(s, *idx, &plan);
+	if (err)
+		plan_set__drop_row(s);
+out:
+	go_abi_layout__free(&pl->layout);
+	return err;
+}
+
 /* The plan of PROBE for the function NAME at ADDR. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    struct go_dwarf *dw, struct go_typedata *td,
@@ -1059,9 +1093,6 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		.vtypes = &s->vtypes, .td = td,
 	};
 	struct go_dwarf_var vars[TRACE_PROBE_MAX_ARGS * 2 + 2];
-	struct trace_plan plan;
-	struct trace_row *row;
-	size_t i;
 	int err;
 
 	/* DWARF that misses a parameter would misplace the rest: then the
@@ -1077,26 +1108,7 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		err = layout_from_format(&pl, addr, dw ? pl.sig.c_result_size : 0);
 	if (err)
 		return gt_error(err, "%s: %s", name, gt_last_error());
-	err = plan_set__add_row(s, bin, name, probe, idx);
-	if (err) {
-		go_abi_layout__free(&pl.layout);
-		return err;
-	}
-	row = &s->rows[*idx];
-	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
-	pl.plan = &plan;
-	pl.str_max = s->str_max;
-	for (i = 0; i < probe->nconvs && !err; i++)
-		err = plan_conv(&pl, &probe->convs[i], &row->src[i]);
-	for (i = 0; i < probe->nterms && !err; i++)
-		err = plan_term(&pl, &probe->terms[i], &plan.terms[i]);
-	plan.nterms = probe->nterms;
-	if (!err)
-		err = plan_set__add_plan(s, *idx, &plan);
-	if (err)
-		plan_set__drop_row(s);
-	go_abi_layout__free(&pl.layout);
-	return err;
+	return plan_set__add_planned(s, &pl, idx);
 }
 
 /* The probes of one plan at the sites CS of its function: the entry, or
@@ -1237,9 +1249,8 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 	struct go_dwarf_inline_param *params = NULL;
 	struct planner pl = {
 		.bin = bin, .func = p->name, .probe = probe,
-		.vtypes = &s->vtypes, .str_max = s->str_max,
+		.vtypes = &s->vtypes,
 	};
-	struct trace_plan plan;
 	size_t n, i;
 	int err;
 
@@ -1254,24 +1265,7 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 	free(params);
 	if (err)
 		return err;
-	err = plan_set__add_row(s, bin, p->name, probe, idx);
-	if (err) {
-		go_abi_layout__free(&pl.layout);
-		return err;
-	}
-	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
-	pl.plan = &plan;
-	for (i = 0; i < probe->nconvs && !err; i++)
-		err = plan_conv(&pl, &probe->convs[i], &s->rows[*idx].src[i]);
-	for (i = 0; i < probe->nterms && !err; i++)
-		err = plan_term(&pl, &probe->terms[i], &plan.terms[i]);
-	plan.nterms = probe->nterms;
-	if (!err)
-		err = plan_set__add_plan(s, *idx, &plan);
-	if (err)
-		plan_set__drop_row(s);
-	go_abi_layout__free(&pl.layout);
-	return err;
+	return plan_set__add_planned(s, &pl, idx);
 }
 
 /* Without DWARF's places: every value <optimized out>, no filter. */
