@@ -6,7 +6,11 @@
 #include "core/error.h"
 #include "probe/call_sites.h"
 #include "cookie.h"
+#include "x86/uprobe_insn.h"
 
+/* The counting site when it sees the state of the entry, else the entry
+ * byte, which func_probes did not check (it checked the counting site):
+ * -EPERM when the kernel cannot probe it (uprobe_insn.h). */
 static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 		      const struct func_probe *p, struct call_sites *cs)
 {
@@ -15,14 +19,16 @@ static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 	if (p->site.at_entry_state) {
 		cs->entry = p->site;
 		cs->entry_offset = p->offset;
-	} else {
-		probe_site__init_entry(&cs->entry, fn->addr);
-		err = elf_file__vaddr_to_offset(bin->elf, fn->addr,
-						&cs->entry_offset);
-		if (err)
-			return gt_error(err, "%s: entry 0x%llx is not in the file",
-					p->name, (unsigned long long)fn->addr);
+		return 0;
 	}
+	if (!uprobe_insn__probeable(bin->elf, fn->addr))
+		return gt_error(-EPERM, "%s: the kernel cannot probe the instruction at 0x%llx",
+				p->name, (unsigned long long)fn->addr);
+	probe_site__init_entry(&cs->entry, fn->addr);
+	err = elf_file__vaddr_to_offset(bin->elf, fn->addr, &cs->entry_offset);
+	if (err)
+		return gt_error(err, "%s: entry 0x%llx is not in the file",
+				p->name, (unsigned long long)fn->addr);
 	return 0;
 }
 
@@ -93,6 +99,8 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 		err = find_exits(bin, fn, p, out);
 	if (!lo)
 		return err;
+	if (err == -EPERM)
+		return left_out__add(lo, LEFT_OUT_KERNEL, "%s", gt_last_error()) ?: 1;
 	if (err)
 		return left_out__code_error(lo, err) ?: 1;
 	if ((want & CALL_SITES_EXITS) && !out->nexits)

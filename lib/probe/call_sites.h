@@ -61,11 +61,12 @@ enum call_sites_want {
  * The sites of the function of P (an out-of-line function, not an inlined
  * copy), as WANT asks: its entry, its exits, or both. Returns 0, or a
  * negative errno with a reason naming the function (its code cannot be
- * read or decoded, an address outside the file). With LO, a function that
- * cannot be traced is recorded there instead, and 1 returned: its code
- * cannot be read or decoded, or (exits asked for) it never returns;
- * without LO such a function yields nexits = 0. Call call_sites__free()
- * in every case.
+ * read or decoded, an address outside the file; -EPERM, the kernel cannot
+ * probe its entry byte). With LO, a function that cannot be traced is
+ * recorded there instead, and 1 returned: its code cannot be read or
+ * decoded, the kernel cannot probe its entry, or (exits asked for) it
+ * never returns; without LO such a function yields nexits = 0. Call
+ * call_sites__free() in every case.
  */
 int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 		     unsigned int want, struct left_out *lo,

@@ -18,6 +18,17 @@
  * Any instruction with a 26/2e/36/3e segment or an f0 lock prefix is
  * refused outright (is_prefix_bad). Newer kernels emulate a few more
  * (multi-byte nops); we do not rely on them.
+ *
+ * The kernel takes any instruction whose opcode byte is 90 for a nop
+ * ("case 0x90: prefix* + nop", from 2014 until tip commit 8a5c6cbfe4a3 of
+ * October 2025, after Linux 6.18), and skips it. With a REX.B prefix it is
+ * no nop: 49 90 is xchg %rax,%r8 (41 90 xchg %eax,%r8d). A probe there
+ * loses the exchange at every hit. Go 1.17 to 1.20 begin
+ * runtime.gcWriteBarrierR8 with it: a probe on its entry made the write
+ * barrier store the wrong pointer, and busy Go servers died of the heap it
+ * corrupted. Such a site is not probeable (x86_probeable()), whatever the
+ * kernel: a fixed one cannot be told apart before it is too late. So it
+ * is not "emulated" here either.
  */
 bool uprobe_insn__emulated(const uint8_t *b, size_t n)
 {
@@ -88,6 +99,13 @@ static bool prefix_bad(const cs_x86 *x86)
 	return false;
 }
 
+/* xchg %rax,%r8 and its narrower forms (opcode 90 with REX.B): the kernel
+ * skips them for nops (see the top of this file). */
+static bool xchg_r8_taken_for_nop(const cs_x86 *x86)
+{
+	return x86->opcode[0] == 0x90 && (x86->rex & 0x41) == 0x41;
+}
+
 static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 {
 	const cs_insn *insn = x86_disasm__one(code, len, addr);
@@ -96,7 +114,7 @@ static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 	if (!insn)
 		return false;
 	x86 = &insn->detail->x86;
-	if (prefix_bad(x86))
+	if (prefix_bad(x86) || xchg_r8_taken_for_nop(x86))
 		return false;
 	if (x86->opcode[0] != 0x0f)
 		return bit_set(good_1byte, x86->opcode[0]);

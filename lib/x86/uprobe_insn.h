@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Can the kernel put a uprobe on this instruction? x86 uprobes refuse some
- * instructions (int3, hlt, in/out, lock- or segment-prefixed ones...): an
- * attach that includes one fails as a whole on a running process, and is
- * silently skipped when the binary is mapped later. So sites are checked
- * here first, by the rules of arch/x86/kernel/uprobes.c.
+ * Can the kernel put a uprobe on this instruction, and run it right? x86
+ * uprobes refuse some instructions (int3, hlt, in/out, lock- or
+ * segment-prefixed ones...): an attach that includes one fails as a whole
+ * on a running process, and is silently skipped when the binary is mapped
+ * later. And they take one for a nop that is not (xchg %rax,%r8: the
+ * probed program goes on without it, uprobe_insn.c says more). So every
+ * site is checked here first, by the rules of arch/x86/kernel/uprobes.c.
  */
 #ifndef GOTOOLS_UPROBE_INSN_H
 #define GOTOOLS_UPROBE_INSN_H
@@ -14,9 +16,9 @@
 #include <stdint.h>
 #include "elf/elf_file.h"
 
-/* Is the instruction at ADDR of EF probeable? Instructions of other
- * architectures than x86-64 are assumed to be. Unreadable or undecodable
- * code is not probeable. */
+/* Is the instruction at ADDR of EF probeable without harm? Instructions of
+ * other architectures than x86-64 are assumed to be. Unreadable or
+ * undecodable code is not probeable. */
 bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr);
 
 /* Does the kernel emulate the instruction of N bytes at B (a jump, a call,

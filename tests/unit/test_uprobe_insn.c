@@ -109,6 +109,25 @@ TEST(refused)
 	CASE(0, 0x66, 0x0f, 0x38, 0x00, 0xc1);	/* pshufb: 3-byte opcode */
 }
 
+/* Opcode 90 with REX.B exchanges with r8: the kernel would skip it as a
+ * nop (runtime.gcWriteBarrierR8 of Go 1.17 to 1.20 begins with 49 90).
+ * Without REX.B, and the other exchanges with rax, it runs as it is. */
+TEST(xchg_r8_is_no_nop)
+{
+	CASE(0, 0x49, 0x90);			/* xchg %rax,%r8 */
+	CASE(0, 0x41, 0x90);			/* xchg %eax,%r8d */
+	CASE(0, 0x4d, 0x90);			/* xchg %rax,%r8 (REX.WRB) */
+	CASE(0, 0x66, 0x41, 0x90);		/* xchg %ax,%r8w */
+	CASE(1, 0x90);				/* nop */
+	CASE(1, 0x66, 0x90);			/* xchg %ax,%ax: a nop */
+	CASE(1, 0x48, 0x90);			/* xchg %rax,%rax: a nop */
+	CASE(1, 0xf3, 0x90);			/* pause: kept as a nop */
+	CASE(1, 0x48, 0x91);			/* xchg %rax,%rcx */
+	CASE(1, 0x49, 0x91);			/* xchg %rax,%r9: opcode 91 */
+	CASE(1, 0x48, 0x87, 0xc1);		/* xchg %rax,%rcx (87 /r) */
+	CHECK(!uprobe_insn__emulated((const uint8_t[]){ 0x49, 0x90 }, 2));
+}
+
 /* What the kernel emulates it has accepted first (uprobe_init_insn, then
  * branch_setup_xol_ops): func_probes takes an emulated site as probeable
  * without decoding it again. Every form uprobe_insn__emulated() knows. */
@@ -163,5 +182,6 @@ int main(void)
 	RUN(go_prologue_and_common);
 	RUN(emulated_are_probeable);
 	RUN(refused);
+	RUN(xchg_r8_is_no_nop);
 	return TEST_SUMMARY();
 }
