@@ -80,7 +80,33 @@ compare_counts() {
 	return $ok
 }
 
-# No uprobe_multi or uprobe link of ours may survive a test.
+# Our BPF programs, by name: every function of bpf/ under a SEC().
+our_progs() {
+	grep -h -A1 '^SEC("' "$ROOT"/bpf/*.bpf.c "$ROOT"/bpf/*.h |
+		sed -n -e 's/^int BPF_PROG(\([a-z_0-9]*\),.*/\1/p' \
+		       -e 's/^int \([a-z_0-9]*\)(.*/\1/p' | sort -u
+}
+
+# No link of ours may survive a tool: no uprobe_multi link at all (bpftool
+# 7.1 calls the type 12), no other link (a perf event, the scheduler's
+# tracepoint) running one of our programs. A bpftool that cannot list
+# links fails the check, loudly.
 no_links_left() {
-	! bpftool link list 2>/dev/null | grep -qE 'uprobe_multi|perf_event.*count_call'
+	local links progs left
+	if ! links=$(bpftool -j link list 2>&1) || ! progs=$(bpftool -j prog list 2>&1); then
+		echo "  bpftool cannot list links or programs: ${links:0:200} ${progs:0:200}" >&2
+		return 1
+	fi
+	left=$(python3 -c '
+import json, sys
+links, progs, ours = json.loads(sys.argv[1]), json.loads(sys.argv[2]), set(sys.argv[3].split())
+names = {p["id"]: p.get("name", "") for p in progs}
+for l in links:
+    name = names.get(l.get("prog_id"), "")
+    if l.get("type") in (12, "uprobe_multi") or name in ours:
+        print(l.get("id"), l.get("type"), name)
+' "$links" "$progs" "$(our_progs)") || { echo "  cannot read bpftool's lists" >&2; return 1; }
+	[[ -z $left ]] && return 0
+	echo "  links left: $left" >&2
+	return 1
 }
