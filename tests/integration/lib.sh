@@ -41,6 +41,21 @@ wait_exec() {
 	return 1
 }
 
+# start_httpd FIXTURE OUT: start the HTTP fixture (tests/fixtures/httpd),
+# its output in OUT.out; sets spid and addr (127.0.0.1:PORT), or returns 1
+# when it did not say where it listens (and is gone).
+start_httpd() {
+	"$1" >"$2.out" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$2.out")
+		[[ -n $addr ]] && return 0
+		sleep 0.1
+	done
+	kill "$spid" 2>/dev/null
+	return 1
+}
+
 finish() {
 	echo "$t_passed passed, $t_failed failed"
 	[[ $t_failed -eq 0 ]]

@@ -289,13 +289,10 @@ test_thirdparty esbuild-go1.15
 test_serve_http() {
 	local f=$FIX/httpd-go1.27-stripped out=$TMP/serve spid gpid addr got
 	need_file "$f" || return
-	"$f" >"$out.srv" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$out.srv")
-		[[ -n $addr ]] && break
-		sleep 0.1
-	done
+	if ! start_httpd "$f" "$out"; then
+		fail "stripped net/http server" "it did not start: $(head -2 "$out.out")"
+		return
+	fi
 	"$TOOL" -p "$spid" 'net/http.HandlerFunc.ServeHTTP "%s %s" goarg3.Method, goarg3.URL.Path' \
 		>"$out" 2>"$out.err" &
 	gpid=$!

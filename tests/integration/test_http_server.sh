@@ -24,17 +24,10 @@ ab_run() {
 }
 
 # start_server NAME OUT: start the fixture, its output in OUT.out; sets
-# spid and addr (127.0.0.1:PORT), or fails test NAME and returns 1.
+# spid and addr, or fails test NAME and returns 1.
 start_server() {
-	"$FIX/httpd-go1.27-stripped" >"$2.out" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$2.out")
-		[[ -n $addr ]] && return 0
-		sleep 0.1
-	done
+	start_httpd "$FIX/httpd-go1.27-stripped" "$2" && return 0
 	fail "$1" "the server did not start: $(head -2 "$2.out")"
-	kill "$spid" 2>/dev/null
 	return 1
 }
 

@@ -33,19 +33,6 @@ CASES=(
 	"gofuncgraph --no-waits --max-overhead 5 $ROOT_FN *"
 )
 
-# start_server FIXTURE OUT: sets spid and addr, or returns 1.
-start_server() {
-	"$1" >"$2.out" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$2.out")
-		[[ -n $addr ]] && return 0
-		sleep 0.1
-	done
-	kill "$spid" 2>/dev/null
-	return 1
-}
-
 # wait_tracing OUT PID: until the tool printed "Tracing", or exited.
 wait_tracing() {
 	for _ in $(seq 600); do
@@ -94,25 +81,33 @@ harmless() {
 	fi
 }
 
+# start_traced NAME VERSION OUT TOOL ARGS...: the server of Go VERSION,
+# traced by TOOL ARGS -p PID; sets spid, addr and tpid, or fails NAME
+# (the server stopped) and returns 1.
+start_traced() {
+	local name=$1 v=$2 out=$3 tool=$4
+	shift 4
+	if ! start_httpd "$FIX/httpd-go$v-stripped" "$out"; then
+		fail "$name" "the server did not start: $(head -2 "$out.out")"
+		return 1
+	fi
+	"$BUILD/$tool" -p "$spid" "$@" >"$out.tool" 2>"$out.err" &
+	tpid=$!
+	wait_tracing "$out" "$tpid" && return 0
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid"
+	stop_server
+	fail "$name" "the tool did not start: $(head -3 "$out.err")"
+	return 1
+}
+
 # one_case VERSION CASE: trace the server under load, then judge.
 one_case() {
-	local v=$1 tool=${2%% *} args name out tpid trc result src spid addr
-	read -r -a args <<<"${2#* }"
+	local v=$1 args name out tpid trc result src spid addr
+	read -r -a args <<<"$2"
 	name="go$v: $2"
 	out=$TMP/$(tr -c 'a-zA-Z0-9.' _ <<<"$v-$2")
-	if ! start_server "$FIX/httpd-go$v-stripped" "$out"; then
-		fail "$name" "the server did not start: $(head -2 "$out.out")"
-		return
-	fi
-	"$BUILD/$tool" -p "$spid" "${args[@]}" >"$out.tool" 2>"$out.err" &
-	tpid=$!
-	if ! wait_tracing "$out" "$tpid"; then
-		kill -INT "$tpid" 2>/dev/null
-		wait "$tpid"
-		stop_server
-		fail "$name" "the tool did not start: $(head -3 "$out.err")"
-		return
-	fi
+	start_traced "$name" "$v" "$out" "${args[@]}" || return
 	result=$(load "$out")
 	kill -INT "$tpid"
 	wait "$tpid"
@@ -125,17 +120,9 @@ one_case() {
 # A tool killed with SIGKILL while it traces: the kernel takes its links
 # away with it, the server goes on.
 killed_case() {
-	local v=1.19 name="go1.19: gofunclatency 'runtime.*' killed (SIGKILL)" out=$TMP/killed
+	local name="go1.19: gofunclatency 'runtime.*' killed (SIGKILL)" out=$TMP/killed
 	local tpid result src spid addr
-	if ! start_server "$FIX/httpd-go$v-stripped" "$out"; then
-		fail "$name" "the server did not start: $(head -2 "$out.out")"
-		return
-	fi
-	"$BUILD/gofunclatency" -p "$spid" 'runtime.*' >"$out.tool" 2>"$out.err" &
-	tpid=$!
-	if ! wait_tracing "$out" "$tpid"; then
-		fail "$name" "the tool did not start: $(head -3 "$out.err")"
-	fi
+	start_traced "$name" 1.19 "$out" gofunclatency 'runtime.*' || return
 	(sleep 2; kill -KILL "$tpid") &
 	result=$(load "$out")
 	{ wait "$tpid"; } 2>/dev/null	# "Killed": what it was meant to be
