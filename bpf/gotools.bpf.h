@@ -30,7 +30,7 @@ const volatile pid_t target_tgid = 0;
 	}
 
 /*
- * --max-overhead (lib/probe/overhead.h): with watch_overhead set, every hit
+ * --max-overhead (lib/cli/overhead_limit.h): with watch_overhead set, every hit
  * is counted in probe_hits by kind of site, and hits of links that are
  * being replaced (their cookie's COOKIE_EPOCH is not probe_epoch) are
  * ignored. Without it the verifier drops all of this: nothing changes.

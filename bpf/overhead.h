@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the BPF programs count for --max-overhead, shared with user space
- * (lib/probe/overhead.h): per cookie index (a counter, a function, a plan)
+ * (lib/cli/overhead_limit.h): per cookie index (a counter, a function, a row)
  * and CPU, the calls and the hits by kind of site. A hit costs the target a
  * trap whether or not the program counts it as a call.
  */

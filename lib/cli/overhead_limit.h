@@ -7,7 +7,7 @@
  * machines where it single-steps it (probe/hit_cost.h, measured at start),
  * plus the BPF program's own run time (the kernel's BPF statistics, on
  * while the option is). The BPF programs count the hits of each cookie
- * index (a counter, a function, a plan) by kind of site (bpf/overhead.h).
+ * index (a counter, a function, a row) by kind of site (bpf/overhead.h).
  * Ten times a second, the rate of each index times what its hits cost is
  * what the target spends in its probes; when the sum is over PCT% of one
  * CPU, the most costly indexes are detached until the rest cost a quarter

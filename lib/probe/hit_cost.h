@@ -4,7 +4,7 @@
  * kernel: the trap, the kernel's handling and an empty BPF program. The
  * kernel emulates some instructions (a jump, a push: x86/uprobe_insn.h) and
  * single-steps the others out of line, which takes a second trap: on a
- * virtual machine ten times the cost. --max-overhead (cli/overhead.h)
+ * virtual machine ten times the cost. --max-overhead (cli/overhead_limit.h)
  * weighs the hits of each kind of site by these costs.
  */
 #ifndef GOTOOLS_HIT_COST_H

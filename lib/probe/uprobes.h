@@ -52,7 +52,7 @@ void uprobes__detach(struct uprobes *u);
 
 /*
  * Detach some of U's probes while the others stay attached, without a
- * moment when one of those is missing (lib/probe/overhead.h). KEEP(CTX,
+ * moment when one of those is missing (lib/cli/overhead_limit.h). KEEP(CTX,
  * COOKIE) says which stay. In two steps:
  *   uprobes__replace_begin() attaches the kept probes anew, in a new
  *     uprobe_multi link whose cookies have COOKIE_EPOCH flipped: until the
