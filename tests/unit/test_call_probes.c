@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * call_probes: what gofunclatency and gofuncgraph attach. On real fixtures:
+ * every function matched gets a row, an entry probe and its exits (those
+ * call_sites finds, with the row in every cookie), or is left out with a
+ * reason; inlined copies get no row; a name keeps one row; a function
+ * added twice is probed once. Go 1.19's runtime.gcWriteBarrierR8, whose
+ * entry the kernel would run wrongly, is left out as the kernel's.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "gobin/go_binary.h"
+#include "probe/call_probes.h"
+#include "probe/call_sites.h"
+#include "cookie.h"
+#include "test.h"
+
+static struct go_binary *open_fixture(const char *name)
+{
+	struct go_binary *bin = NULL;
+
+	if (go_binary__open(test_fixture(name), &bin)) {
+		fprintf(stderr, "%s: %s\n", name, gt_last_error());
+		return NULL;
+	}
+	return bin;
+}
+
+/* Does LIST hold OFFSET with ROW in its cookie? */
+static bool holds(const struct uprobe_list *list, uint64_t offset, int row)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->offsets[i] == offset &&
+		    COOKIE_INDEX(list->cookies[i]) == (__u32)row)
+			return true;
+	return false;
+}
+
+/* Every probe of FP against call_sites and its row. */
+static void check_rows(const struct go_binary *bin, const struct func_probes *fp,
+		       const struct call_probes *cp, const int *rows)
+{
+	size_t i, j, nexits = 0, traced = 0, inlined = 0;
+	struct call_sites cs;
+
+	for (i = 0; i < fp->n; i++) {
+		const struct func_probe *p = &fp->probes[i];
+
+		if (p->inlined) {
+			CHECK_EQ_INT(rows[i], -1);
+			inlined++;
+			continue;
+		}
+		if (rows[i] < 0)	/* left out, or added before */
+			continue;
+		traced++;
+		CHECK(rows[i] < (int)cp->nrows);
+		CHECK_EQ_STR(cp->names[rows[i]], p->name);
+		CHECK_EQ_INT(call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
+					      NULL, &cs), 0);
+		CHECK(holds(&cp->entries, cs.entry_offset, rows[i]));
+		for (j = 0; j < cs.nexits; j++)
+			CHECK(holds(&cp->exits, cs.exits[j].offset, rows[i]));
+		nexits += cs.nexits;
+		call_sites__free(&cs);
+	}
+	CHECK_EQ_INT(traced, cp->ntraced);
+	CHECK_EQ_INT(inlined, cp->ninlined);
+	CHECK_EQ_INT(cp->entries.n, cp->ntraced);
+	CHECK_EQ_INT(cp->exits.n, nexits);
+}
+
+/* Every function of a whole binary: rows, probes, and what is left out
+ * adding up to what was matched. */
+TEST(whole_binary)
+{
+	struct go_binary *bin = open_fixture("count-go1.27-default");
+	struct func_probes fp = { 0 };
+	struct call_probes cp;
+	size_t i, left = 0, nfuncs = 0, entries, exits;
+	int *rows;
+
+	if (!bin) {
+		CHECK(!"fixture opens");
+		return;
+	}
+	CHECK_EQ_INT(func_probes__collect(bin, "*", false, &fp), 0);
+	rows = calloc(fp.n ? fp.n : 1, sizeof(*rows));
+	CHECK_EQ_INT(call_probes__init(&cp, fp.n, false), 0);
+	CHECK_EQ_INT(call_probes__add(&cp, bin, &fp, rows), 0);
+	check_rows(bin, &fp, &cp, rows);
+	for (i = 0; i < LEFT_OUT_NWHY; i++)
+		left += cp.left_out.count[i];
+	for (i = 0; i < fp.n; i++)
+		nfuncs += !fp.probes[i].inlined;
+	/* a function is traced or left out: nothing else */
+	CHECK_EQ_INT(cp.ntraced + left - fp.nrefused - cp.left_out.count[LEFT_OUT_INLINE_TREE],
+		     nfuncs);
+	CHECK(cp.ntraced > 1000);
+	CHECK(cp.left_out.count[LEFT_OUT_NO_RETURN] > 0);	/* runtime.throw... */
+	/* the same functions again: nothing more */
+	entries = cp.entries.n;
+	exits = cp.exits.n;
+	CHECK_EQ_INT(call_probes__add(&cp, bin, &fp, rows), 0);
+	CHECK_EQ_INT(cp.entries.n, entries);
+	CHECK_EQ_INT(cp.exits.n, exits);
+	for (i = 0; i < fp.n; i++)
+		CHECK_EQ_INT(rows[i], -1);
+	call_probes__free(&cp);
+	func_probes__free(&fp);
+	free(rows);
+	go_binary__close(bin);
+}
+
+/* Go 1.19's write barrier trampolines: all probed but the one that begins
+ * with xchg %rax,%r8, left out as an instruction the kernel cannot probe. */
+TEST(xchg_r8_left_out)
+{
+	struct go_binary *bin = open_fixture("count-go1.19-default");
+	struct func_probes fp = { 0 };
+	struct call_probes cp;
+	int rows[16];
+	size_t i, r8 = 0;
+
+	if (!bin) {
+		CHECK(!"fixture opens");
+		return;
+	}
+	CHECK_EQ_INT(func_probes__collect(bin, "runtime.gcWriteBarrier*", false, &fp), 0);
+	CHECK(fp.n > 2 && fp.n <= 16);
+	CHECK_EQ_INT(call_probes__init(&cp, fp.n, false), 0);
+	CHECK_EQ_INT(call_probes__add(&cp, bin, &fp, rows), 0);
+	for (i = 0; i < fp.n && i < 16; i++) {
+		if (strcmp(fp.probes[i].name, "runtime.gcWriteBarrierR8"))
+			continue;
+		r8++;
+		CHECK_EQ_INT(rows[i], -1);
+	}
+	CHECK_EQ_INT(r8, 1);
+	CHECK_EQ_INT(cp.left_out.count[LEFT_OUT_KERNEL], 1);
+	CHECK_EQ_INT(cp.ntraced, fp.n - 1);
+	check_rows(bin, &fp, &cp, rows);
+	call_probes__free(&cp);
+	func_probes__free(&fp);
+	go_binary__close(bin);
+}
+
+int main(void)
+{
+	RUN(whole_binary);
+	RUN(xchg_r8_left_out);
+	return TEST_SUMMARY();
+}
