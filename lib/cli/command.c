@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* -c CMD: a program started at a gate, let go once probes are attached
+ * (command.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The interval loop of gofunccount and gofunclatency: print, wait, check,
+ * until the end (intervals.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include "core/error.h"

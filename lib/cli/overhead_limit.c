@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* --max-overhead: what the probes cost the target, and which to detach
+ * (overhead_limit.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Summing the per-CPU copies of the tools' counters (percpu_map.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Loading a tool's BPF skeleton, with errors that say why (skeleton.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* What every tool shares: common options, the target, Ctrl-C, the
+ * ring-buffer loop (tool.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* -U: printing a user stack, frame by frame, inlined calls included
+ * (user_stack.h). */
 #include "core/json.h"
 #include "cli/user_stack.h"
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The last failure's message, beside the negative errno every function
+ * returns (error.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Writing JSON strings, escaped as JSON requires (json.h). */
 #include <stdint.h>
 #include <string.h>
 #include "core/json.h"

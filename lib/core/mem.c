@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Growing arrays, as libbpf's libbpf_ensure_mem does (mem.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* Names to row numbers, in the order first seen: a hash table
+ * (name_table.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>

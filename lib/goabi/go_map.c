@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Go maps' storage per version, and a walk over their entries (go_map.h). */
 #include <errno.h>
 #include <string.h>
 #include "core/byteorder.h"

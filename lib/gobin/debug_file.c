@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* Separate debug files: named, or found by build ID as gdb finds them
+ * (debug_file.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The entry and exit probes of gofunclatency and gofuncgraph, a row per
+ * function (call_probes.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The probes for a pattern: matching functions and their inlined copies
+ * (func_probes.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

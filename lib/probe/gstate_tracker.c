@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The goroutine-state tracker's sites, arguments and wait reasons per Go
+ * version (gstate_tracker.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

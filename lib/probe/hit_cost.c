@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* What a uprobe hit costs here, emulated and single-stepped, measured in
+ * this process (hit_cost.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* What a tool leaves out of a pattern, and why, said in one line
+ * (left_out.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

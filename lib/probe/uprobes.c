@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* Attaching one BPF program to many uprobes: uprobe_multi, or one perf event
+ * each (uprobes.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* gotrace's plans, each distinct one stored once (plan_table.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* %v's value types for BPF, and the dynamic types of interfaces
+ * (value_types.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

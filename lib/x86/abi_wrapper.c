@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* ABI wrappers: the small other-ABI twin a Go function may have
+ * (abi_wrapper.h). */
 #include <errno.h>
 #include <elf.h>
 #include <capstone/capstone.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* The capstone decoders of lib/x86, opened once per process (disasm.h). */
 #include <errno.h>
 #include "core/error.h"
 #include "x86/disasm.h"

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The table a small function indexes, read off its machine code
+ * (indexed_table.h). */
 #include <errno.h>
 #include <capstone/capstone.h>
 #include "core/error.h"

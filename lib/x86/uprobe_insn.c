@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* The kernel's rules for x86 uprobes: refused, run wrongly, emulated
+ * (uprobe_insn.h). */
 #include <elf.h>
 #include <capstone/capstone.h>
 #include "x86/disasm.h"
