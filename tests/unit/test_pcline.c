@@ -36,6 +36,7 @@
 #include "core/error.h"
 #include "gobin/go_binary.h"
 #include "gobin/pcline.h"
+#include "fake_pclntab.h"
 #include "test.h"
 
 #define MAX_FRAMES	64
@@ -987,127 +988,17 @@ TEST(func_line)
 	}
 }
 
-/* ---- a hand-built Go 1.20+ table ---- */
+/* ---- the hand-built Go 1.20+ table of fake_pclntab.h ---- */
 
-/*
- * main.f at TEXT, 0x100 bytes, in a.go; inl.a inlined into it at line 11,
- * inl.b into inl.a at line 30, both in b.go:
- *
- *   [0x00,0x10) main.f  a.go:10
- *   [0x10,0x20) inl.b   b.go:20  (inline index 1)
- *   [0x20,0x30) inl.a   b.go:30  (inline index 0)
- *   [0x30,0x100) main.f a.go:11, where inl.a's parentPc 0x40 points
- *
- * inl.b's parentPc 0x20 is in inl.a.
- */
-#define TEXT	0x401000
-#define GOFUNC	0x500000
-#define NAMES	72
-#define CUTAB	96
-#define FILETAB	104
-#define PCTAB	120
-#define PCFILE	1
-#define PCLN	9
-#define PCINL	19
-#define FUNCTAB	152
-#define FUNC	(FUNCTAB + 16)
-#define TABLE_SIZE	(FUNC + 80)	/* 8 spare bytes */
-
-struct fake {
-	uint8_t tab[TABLE_SIZE];
-	uint8_t gofunc[32];
-};
-
-static void put32(uint8_t *p, uint32_t v)
+/* The frames at FAKE_TEXT+OFF of the fake table, as text in BUF (""
+ * when none); returns pcline__frames' result, the parse error, or -EDOM
+ * when a frame's function entry is not FAKE_TEXT. */
+static int fake_frames(const uint8_t *tab, size_t size,
+		       const struct fake_mem *m, uint64_t off, size_t max,
+		       char *buf, size_t len)
 {
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-static void fake_init(struct fake *f)
-{
-	static const uint8_t names[] = "main.f\0inl.a\0inl.b";
-	static const uint8_t files[] = "a.go\0b.go";
-	/* value deltas (zigzag) and PC deltas from -1 at the entry */
-	static const uint8_t pcfile[] = {	/* 0, 1, 0 */
-		0x02, 0x10, 0x02, 0x20, 0x01, 0xd0, 0x01, 0x00,
-	};
-	static const uint8_t pcln[] = {		/* 10, 20, 30, 11 */
-		0x16, 0x10, 0x14, 0x10, 0x14, 0x10, 0x25, 0xd0, 0x01, 0x00,
-	};
-	static const uint8_t pcinl[] = {	/* -1, 1, 0, -1 */
-		0x00, 0x10, 0x04, 0x10, 0x01, 0x10, 0x01, 0xd0, 0x01, 0x00,
-	};
-	uint8_t *t = f->tab, *fn = t + FUNC;
-
-	memset(f, 0, sizeof(*f));
-	put32(t, 0xfffffff1);
-	t[6] = 1;
-	t[7] = 8;
-	put64(t + 8, 1);		/* nfunc */
-	put64(t + 16, 2);		/* nfiles */
-	put64(t + 24, TEXT);		/* textStart */
-	put64(t + 32, NAMES);
-	put64(t + 40, CUTAB);
-	put64(t + 48, FILETAB);
-	put64(t + 56, PCTAB);
-	put64(t + 64, FUNCTAB);
-	memcpy(t + NAMES, names, sizeof(names));
-	put32(t + CUTAB, 0);		/* file 0: a.go */
-	put32(t + CUTAB + 4, 5);	/* file 1: b.go */
-	memcpy(t + FILETAB, files, sizeof(files));
-	memcpy(t + PCTAB + PCFILE, pcfile, sizeof(pcfile));
-	memcpy(t + PCTAB + PCLN, pcln, sizeof(pcln));
-	memcpy(t + PCTAB + PCINL, pcinl, sizeof(pcinl));
-	put32(t + FUNCTAB, 0);		/* entryoff */
-	put32(t + FUNCTAB + 4, 16);	/* funcoff */
-	put32(t + FUNCTAB + 8, 0x100);	/* end */
-	put32(fn + 4, 0);		/* nameOff: main.f */
-	put32(fn + 20, PCFILE);
-	put32(fn + 24, PCLN);
-	put32(fn + 28, 3);		/* npcdata */
-	put32(fn + 32, 0);		/* cuOffset */
-	fn[43] = 4;			/* nfuncdata */
-	put32(fn + 44 + 2 * 4, PCINL);	/* pcdata[InlTreeIndex] */
-	put32(fn + 56, UINT32_MAX);
-	put32(fn + 60, UINT32_MAX);
-	put32(fn + 64, UINT32_MAX);
-	put32(fn + 68, 0);		/* funcdata[InlTree] */
-	/* inlinedCall {funcID, _[3], nameOff, parentPc, startLine} */
-	put32(f->gofunc + 4, 7);	/* inl.a */
-	put32(f->gofunc + 8, 0x40);
-	put32(f->gofunc + 16 + 4, 13);	/* inl.b */
-	put32(f->gofunc + 16 + 8, 0x20);
-}
-
-struct mem {
-	const uint8_t *data;
-	size_t size;
-};
-
-static int mem_read(void *ctx, uint64_t vaddr, size_t len,
-		    const uint8_t **out)
-{
-	const struct mem *m = ctx;
-
-	if (vaddr < GOFUNC || vaddr - GOFUNC > m->size ||
-	    len > m->size - (vaddr - GOFUNC))
-		return -ERANGE;
-	*out = m->data + (vaddr - GOFUNC);
-	return 0;
-}
-
-/* The frames at TEXT+OFF of the fake table, as text in BUF ("" when
- * none); returns pcline__frames' result, the parse error, or -EDOM when
- * a frame's function entry is not TEXT. */
-static int fake_frames(const uint8_t *tab, size_t size, const struct mem *m,
-		       uint64_t off, size_t max, char *buf, size_t len)
-{
-	struct pclntab_funcdata fd = { GOFUNC, mem_read, (void *)m };
+	struct pclntab_funcdata fd = { FAKE_GOFUNC, fake_mem__read,
+				       (void *)m };
 	struct pcline_frame fr[MAX_FRAMES];
 	struct pclntab *t;
 	struct pcline *p;
@@ -1120,10 +1011,10 @@ static int fake_frames(const uint8_t *tab, size_t size, const struct mem *m,
 		return err;
 	err = pcline__open_pclntab(t, m ? &fd : NULL, &p);
 	if (!err) {
-		err = pcline__frames(p, TEXT + off, fr, max, &n);
+		err = pcline__frames(p, FAKE_TEXT + off, fr, max, &n);
 		frames_str(fr, n, buf, len);
 		for (i = 0; i < n; i++)
-			if (fr[i].func_entry != TEXT)
+			if (fr[i].func_entry != FAKE_TEXT)
 				err = -EDOM;
 		pcline__close(p);
 	}
@@ -1150,12 +1041,12 @@ TEST(fake_table)
 		{ 0x18, 2, "inl.b b.go:20 (inl) < inl.a b.go:30 (inl)" },
 		{ 0x18, 0, "" },
 	};
-	struct fake f;
-	struct mem m = { f.gofunc, sizeof(f.gofunc) };
+	struct fake_pclntab f;
+	struct fake_mem m = fake_pclntab__gofunc(&f);
 	char buf[1024];
 	size_t i;
 
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, cases[i].off,
 					 cases[i].max, buf, sizeof(buf)), 0);
@@ -1170,19 +1061,19 @@ TEST(fake_table)
 				 buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "main.f b.go:20");
 	/* without an inline tree */
-	put32(f.tab + FUNC + 68, UINT32_MAX);
+	put32(f.tab + FAKE_FUNC + 68, UINT32_MAX);
 	CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, 0x18, MAX_FRAMES,
 				 buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "main.f b.go:20");
 	/* an unknown file: "?" and line 0, as the runtime says */
-	fake_init(&f);
-	put32(f.tab + CUTAB + 4, UINT32_MAX);
+	fake_pclntab__init(&f);
+	put32(f.tab + FAKE_CUTAB + 4, UINT32_MAX);
 	CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, 0x28, MAX_FRAMES,
 				 buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "inl.a ?:30 (inl) < main.f a.go:11");
 	/* no pcfile table: every position unknown */
-	fake_init(&f);
-	put32(f.tab + FUNC + 20, 0);
+	fake_pclntab__init(&f);
+	put32(f.tab + FAKE_FUNC + 20, 0);
 	CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, 0x28, MAX_FRAMES,
 				 buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "inl.a ?:0 (inl) < main.f ?:0");
@@ -1206,13 +1097,13 @@ TEST(fake_table_go1_16)
 		{ 0x28, "inl.a b.go:30 (inl) < main.f a.go:11" },
 		{ 0xff, "main.f a.go:11" },
 	};
-	struct fake f;
+	struct fake_pclntab f;
 	uint8_t t[256] = { 0 }, tree[40] = { 0 }, *fn = t + 168;
-	struct mem m = { tree, sizeof(tree) };
+	struct fake_mem m = { FAKE_GOFUNC, tree, sizeof(tree) };
 	char buf[1024];
 	size_t i;
 
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	put32(t, 0xfffffffa);
 	t[6] = 1;
 	t[7] = 8;
@@ -1223,20 +1114,20 @@ TEST(fake_table_go1_16)
 	put64(t + 40, 96);		/* filetabOff */
 	put64(t + 48, 112);		/* pctabOff */
 	put64(t + 56, 144);		/* pclnOff */
-	memcpy(t + 64, f.tab + NAMES, 19);
-	memcpy(t + 88, f.tab + CUTAB, 8);
-	memcpy(t + 96, f.tab + FILETAB, 10);
-	memcpy(t + 112, f.tab + PCTAB, 29);
-	put64(t + 144, TEXT);		/* entry */
+	memcpy(t + 64, f.tab + FAKE_NAMES, 19);
+	memcpy(t + 88, f.tab + FAKE_CUTAB, 8);
+	memcpy(t + 96, f.tab + FAKE_FILETAB, 10);
+	memcpy(t + 112, f.tab + FAKE_PCTAB, 29);
+	put64(t + 144, FAKE_TEXT);	/* entry */
 	put64(t + 152, 24);		/* funcoff */
-	put64(t + 160, TEXT + 0x100);	/* end */
-	put64(fn, TEXT);
-	put32(fn + 24, PCFILE);
-	put32(fn + 28, PCLN);
+	put64(t + 160, FAKE_TEXT + 0x100);	/* end */
+	put64(fn, FAKE_TEXT);
+	put32(fn + 24, FAKE_PCFILE);
+	put32(fn + 28, FAKE_PCLN);
 	put32(fn + 32, 3);		/* npcdata */
 	fn[43] = 4;			/* nfuncdata */
-	put32(fn + 44 + 2 * 4, PCINL);
-	put64(fn + 56 + 3 * 8, GOFUNC);	/* funcdata[InlTree] */
+	put32(fn + 44 + 2 * 4, FAKE_PCINL);
+	put64(fn + 56 + 3 * 8, FAKE_GOFUNC);	/* funcdata[InlTree] */
 	/* inlinedCall {parent, funcID, _, file, line, func_, parentPc} */
 	tree[0] = tree[1] = 0xff;	/* inl.a: parent -1 */
 	put32(tree + 12, 7);
@@ -1258,11 +1149,11 @@ TEST(fake_table_go1_16)
  */
 TEST(fake_table_call_site_outside)
 {
-	struct fake f;
-	struct mem m = { f.gofunc, sizeof(f.gofunc) };
+	struct fake_pclntab f;
+	struct fake_mem m = fake_pclntab__gofunc(&f);
 	char buf[1024];
 
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	put32(f.gofunc + 8, 0x100);
 	CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, 0x28, MAX_FRAMES,
 				 buf, sizeof(buf)), 0);
@@ -1293,22 +1184,23 @@ TEST(fake_table_rejected)
 		{ "parent is itself", -(16 + 8), 0x18 },
 		{ "parent is a child", -8, 0x18 },
 		{ "name past the table", -(16 + 4), 1000 },
-		{ "tree outside memory", FUNC + 68, 0x100000 },
+		{ "tree outside memory", FAKE_FUNC + 68, 0x100000 },
 	};
 	/* 1 for 0x20, 0 for 0x10, -1 for 0xd0 */
 	static const uint8_t pcinl[] = {
 		0x04, 0x20, 0x01, 0x10, 0x01, 0xd0, 0x01, 0x00,
 	};
-	struct fake f;
-	struct mem m = { f.gofunc, sizeof(f.gofunc) };
+	struct fake_pclntab f;
+	struct fake_mem m = fake_pclntab__gofunc(&f);
 	char buf[1024];
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fake_init(&f);
+		fake_pclntab__init(&f);
 		if (i == 0) {
 			/* inl.b at [0x00,0x20), both parentPc 0 */
-			memcpy(f.tab + PCTAB + PCINL, pcinl, sizeof(pcinl));
+			memcpy(f.tab + FAKE_PCTAB + FAKE_PCINL, pcinl,
+			       sizeof(pcinl));
 			put32(f.gofunc + 8, 0);
 			put32(f.gofunc + 16 + 8, 0);
 		} else {
@@ -1330,8 +1222,8 @@ TEST(fake_table_rejected)
 	}
 	/* an inline-index table past the function: which code is inlined
 	 * is not known, so no PC has a position */
-	fake_init(&f);
-	put32(f.tab + PCTAB + PCINL + 7, 0x7fff);
+	fake_pclntab__init(&f);
+	put32(f.tab + FAKE_PCTAB + FAKE_PCINL + 7, 0x7fff);
 	CHECK_EQ_INT(fake_frames(f.tab, sizeof(f.tab), &m, 0x05, MAX_FRAMES,
 				 buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "main.f ?:0");
@@ -1347,31 +1239,31 @@ TEST(fake_table_corrupt)
 		uint64_t off;		/* the PC asked about */
 		const char *reason;
 	} cases[] = {
-		{ "file past cutab", FUNC + 32, 1 << 30, 0x5,
+		{ "file past cutab", FAKE_FUNC + 32, 1 << 30, 0x5,
 		  "file number out of range" },
-		{ "name past filetab", CUTAB, 4096, 0x5, "file name" },
+		{ "name past filetab", FAKE_CUTAB, 4096, 0x5, "file name" },
 		{ "filetab past the table", 48, 4096, 0x5, "file table" },
-		{ "pcln past the table", FUNC + 24, 4096, 0x5,
+		{ "pcln past the table", FAKE_FUNC + 24, 4096, 0x5,
 		  "pc-value table out of range" },
-		{ "pcln past the function", PCTAB + PCLN + 7, 0x7fff, 0x5,
-		  "past the end" },
+		{ "pcln past the function", FAKE_PCTAB + FAKE_PCLN + 7, 0x7fff,
+		  0x5, "past the end" },
 		/* the table moved to the last two bytes: an endless varint */
-		{ "pcln runs off", FUNC + 24, TABLE_SIZE - 2 - PCTAB, 0x5,
-		  "bad pc-value table" },
+		{ "pcln runs off", FAKE_FUNC + 24,
+		  FAKE_TABLE_SIZE - 2 - FAKE_PCTAB, 0x5, "bad pc-value table" },
 	};
-	struct fake f;
-	struct mem m = { f.gofunc, sizeof(f.gofunc) };
+	struct fake_pclntab f;
+	struct fake_mem m = fake_pclntab__gofunc(&f);
 	char buf[1024];
 	size_t i;
 	uint8_t *p;
 	int err;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fake_init(&f);
+		fake_pclntab__init(&f);
 		p = cases[i].at < 0 ? f.gofunc - cases[i].at :
 				      f.tab + cases[i].at;
 		put32(p, cases[i].val);
-		f.tab[TABLE_SIZE - 2] = f.tab[TABLE_SIZE - 1] = 0x81;
+		f.tab[FAKE_TABLE_SIZE - 2] = f.tab[FAKE_TABLE_SIZE - 1] = 0x81;
 		gt_error_clear();
 		err = fake_frames(f.tab, sizeof(f.tab), &m, cases[i].off,
 				  MAX_FRAMES, buf, sizeof(buf));
@@ -1392,16 +1284,16 @@ TEST(fake_table_corrupt)
 TEST(fake_table_truncated_and_mangled)
 {
 	static const uint8_t vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
-	struct fake f;
-	struct mem m;
+	struct fake_pclntab f;
+	struct fake_mem m;
 	uint8_t *copy;
 	char buf[1024];
 	size_t len, i, v, ok = 0;
 	uint64_t off;
 	int err;
 
-	fake_init(&f);
-	m = (struct mem){ f.gofunc, sizeof(f.gofunc) };
+	fake_pclntab__init(&f);
+	m = fake_pclntab__gofunc(&f);
 	for (len = 0; len <= sizeof(f.tab); len++) {
 		copy = malloc(len ? len : 1);
 		memcpy(copy, f.tab, len);
@@ -1416,7 +1308,7 @@ TEST(fake_table_truncated_and_mangled)
 	CHECK_EQ_INT(ok, 0x100 / 8);
 	for (i = 0; i < sizeof(f.tab) + sizeof(f.gofunc); i++) {
 		for (v = 0; v < sizeof(vals); v++) {
-			fake_init(&f);
+			fake_pclntab__init(&f);
 			if (i < sizeof(f.tab))
 				f.tab[i] = vals[v];
 			else

@@ -15,6 +15,7 @@
 #include "probe/inline_sites.h"
 #include "gobin/pclntab_inline.h"
 #include "probe/probe_spec.h"
+#include "fake_pclntab.h"
 #include "test.h"
 
 struct site {
@@ -363,89 +364,13 @@ TEST(gccgo)
 	go_binary__close(bin);
 }
 
-/* ---- a hand-built Go 1.20+ table ---- */
-
-/*
- * One function main.f at TEXT, 0x100 bytes: [0x10,0x20) is inl.b inlined
- * into inl.a, [0x20,0x30) is inl.a itself. Funcdata at GOFUNC: two
- * inlinedCall records; inl.b's parentPc 0x20 is in inl.a.
- */
-#define TEXT	0x401000
-#define GOFUNC	0x500000
-#define NAMES	72
-#define PCTAB	96
-#define PCLN	128
-#define FUNC	(PCLN + 16)
-
-struct fake {
-	uint8_t tab[256];
-	uint8_t gofunc[32];
-};
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
-static void fake_init(struct fake *f)
-{
-	static const uint8_t names[] = "main.f\0inl.a\0inl.b";
-	/* -1 for 0x10, 1 for 0x10, 0 for 0x10, -1 for 0xd0 */
-	static const uint8_t pcvals[] = {
-		0x00, 0x10, 0x04, 0x10, 0x01, 0x10, 0x01, 0xd0, 0x01, 0x00,
-	};
-	uint8_t *t = f->tab, *fn = t + FUNC;
-
-	memset(f, 0, sizeof(*f));
-	put32(t, 0xfffffff1);
-	t[6] = 1;
-	t[7] = 8;
-	put64(t + 8, 1);		/* nfunc */
-	put64(t + 24, TEXT);		/* textStart */
-	put64(t + 32, NAMES);
-	put64(t + 56, PCTAB);
-	put64(t + 64, PCLN);
-	memcpy(t + NAMES, names, sizeof(names));
-	memcpy(t + PCTAB + 1, pcvals, sizeof(pcvals));
-	put32(t + PCLN, 0);		/* entryoff */
-	put32(t + PCLN + 4, 16);	/* funcoff */
-	put32(t + PCLN + 8, 0x100);	/* end */
-	put32(fn + 4, 0);		/* nameOff: main.f */
-	put32(fn + 28, 3);		/* npcdata */
-	fn[43] = 4;			/* nfuncdata */
-	put32(fn + 44 + 2 * 4, 1);	/* pcdata[InlTreeIndex] */
-	put32(fn + 56, UINT32_MAX);
-	put32(fn + 60, UINT32_MAX);
-	put32(fn + 64, UINT32_MAX);
-	put32(fn + 68, 0);		/* funcdata[InlTree] */
-	/* inlinedCall {funcID, _[3], nameOff, parentPc, startLine} */
-	put32(f->gofunc + 4, 7);	/* inl.a */
-	put32(f->gofunc + 8, 0);
-	put32(f->gofunc + 16 + 4, 13);	/* inl.b */
-	put32(f->gofunc + 16 + 8, 0x20);
-}
-
-static int fake_read(void *ctx, uint64_t vaddr, size_t len,
-		     const uint8_t **out)
-{
-	struct fake *f = ctx;
-
-	if (vaddr < GOFUNC || vaddr - GOFUNC > sizeof(f->gofunc) ||
-	    len > sizeof(f->gofunc) - (vaddr - GOFUNC))
-		return -ERANGE;
-	*out = f->gofunc + (vaddr - GOFUNC);
-	return 0;
-}
+/* ---- the hand-built Go 1.20+ table of fake_pclntab.h ---- */
 
 /* Run the fake table; the sites go to OUT. */
-static int fake_run(struct fake *f, struct site_list *out)
+static int fake_run(struct fake_pclntab *f, struct site_list *out)
 {
-	struct pclntab_funcdata fd = { GOFUNC, fake_read, f };
+	struct fake_mem m = fake_pclntab__gofunc(f);
+	struct pclntab_funcdata fd = { FAKE_GOFUNC, fake_mem__read, &m };
 	struct pclntab *tab;
 	int err;
 
@@ -461,34 +386,34 @@ static int fake_run(struct fake *f, struct site_list *out)
 
 TEST(fake_table)
 {
-	struct fake f;
+	struct fake_pclntab f;
 	struct site_list l = {};
 
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	CHECK_EQ_INT(fake_run(&f, &l), 0);
 	CHECK_EQ_INT(l.n, 2);
 	if (l.n == 2) {
 		/* in tree order; inl.a starts where inl.b inside it does */
 		CHECK_EQ_STR(l.v[0].name, "inl.a");
-		CHECK_EQ_INT(l.v[0].addr, TEXT + 0x10);
-		CHECK_EQ_INT(l.v[0].caller, TEXT);
+		CHECK_EQ_INT(l.v[0].addr, FAKE_TEXT + 0x10);
+		CHECK_EQ_INT(l.v[0].caller, FAKE_TEXT);
 		CHECK_EQ_STR(l.v[1].name, "inl.b");
-		CHECK_EQ_INT(l.v[1].addr, TEXT + 0x10);
+		CHECK_EQ_INT(l.v[1].addr, FAKE_TEXT + 0x10);
 	}
 	list_free(&l);
 
 	/* inl.b called from main.f itself: inl.a starts at 0x20 */
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	put32(f.gofunc + 16 + 8, 0x40);
 	CHECK_EQ_INT(fake_run(&f, &l), 0);
 	CHECK_EQ_INT(l.n, 2);
 	if (l.n == 2)
-		CHECK_EQ_INT(l.v[0].addr, TEXT + 0x20);
+		CHECK_EQ_INT(l.v[0].addr, FAKE_TEXT + 0x20);
 	list_free(&l);
 
 	/* no inline tree */
-	fake_init(&f);
-	put32(f.tab + FUNC + 68, UINT32_MAX);
+	fake_pclntab__init(&f);
+	put32(f.tab + FAKE_FUNC + 68, UINT32_MAX);
 	CHECK_EQ_INT(fake_run(&f, &l), 0);
 	CHECK_EQ_INT(l.n, 0);
 	list_free(&l);
@@ -502,12 +427,13 @@ static int stop_cb(void *ctx, const struct pclntab_inline_call *c)
 
 TEST(fake_table_callback_stops)
 {
-	struct fake f;
-	struct pclntab_funcdata fd = { GOFUNC, fake_read, &f };
+	struct fake_pclntab f;
+	struct fake_mem m = fake_pclntab__gofunc(&f);
+	struct pclntab_funcdata fd = { FAKE_GOFUNC, fake_mem__read, &m };
 	struct pclntab *tab;
 	int calls = 0;
 
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	CHECK_EQ_INT(pclntab__parse(f.tab, sizeof(f.tab), 0, &tab), 0);
 	if (!tab)
 		return;
@@ -533,10 +459,10 @@ TEST(fake_table_cyclic)
 		0x04, 0x20, 0x01, 0x10, 0x01, 0xd0, 0x01, 0x00,
 	};
 	struct site_list l = {};
-	struct fake f;
+	struct fake_pclntab f;
 
-	fake_init(&f);
-	memcpy(f.tab + PCTAB + 1, pcvals, sizeof(pcvals));
+	fake_pclntab__init(&f);
+	memcpy(f.tab + FAKE_PCTAB + FAKE_PCINL, pcvals, sizeof(pcvals));
 	put32(f.gofunc + 16 + 8, 0);
 	gt_error_clear();
 	CHECK_EQ_INT(fake_run(&f, &l), -EBADMSG);
@@ -546,7 +472,7 @@ TEST(fake_table_cyclic)
 	list_free(&l);
 
 	/* inl.a's call site in inl.b, inl.b's in inl.a */
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	put32(f.gofunc + 8, 0x10);
 	CHECK_EQ_INT(fake_run(&f, &l), -EBADMSG);
 	CHECK(strstr(gt_last_error(), "the call site of call 0 is in call 1"));
@@ -556,15 +482,15 @@ TEST(fake_table_cyclic)
 	/* parentPc 0 in a function that starts with its own code, as Go
 	 * 1.21-1.23 wrote such initializers: no cycle, as the runtime
 	 * unwinds it, inl.b called from main.f */
-	fake_init(&f);
+	fake_pclntab__init(&f);
 	put32(f.gofunc + 16 + 8, 0);
 	CHECK_EQ_INT(fake_run(&f, &l), 0);
 	CHECK_EQ_INT(l.n, 2);
 	if (l.n == 2) {
 		CHECK_EQ_STR(l.v[0].name, "inl.a");
-		CHECK_EQ_INT(l.v[0].addr, TEXT + 0x20);
+		CHECK_EQ_INT(l.v[0].addr, FAKE_TEXT + 0x20);
 		CHECK_EQ_STR(l.v[1].name, "inl.b");
-		CHECK_EQ_INT(l.v[1].addr, TEXT + 0x10);
+		CHECK_EQ_INT(l.v[1].addr, FAKE_TEXT + 0x10);
 	}
 	list_free(&l);
 }
@@ -578,18 +504,18 @@ TEST(fake_table_empty_first_run)
 		0x04, 0x00, 0x00, 0x10, 0x01, 0x10, 0x01, 0xe0, 0x01, 0x00,
 	};
 	struct site_list l = {};
-	struct fake f;
+	struct fake_pclntab f;
 
-	fake_init(&f);
-	memcpy(f.tab + PCTAB + 1, pcvals, sizeof(pcvals));
+	fake_pclntab__init(&f);
+	memcpy(f.tab + FAKE_PCTAB + FAKE_PCINL, pcvals, sizeof(pcvals));
 	CHECK_EQ_INT(fake_run(&f, &l), 0);
 	CHECK_EQ_INT(l.n, 2);
 	if (l.n == 2) {
 		/* inl.b's parentPc 0x20 is now in main.f */
 		CHECK_EQ_STR(l.v[0].name, "inl.a");
-		CHECK_EQ_INT(l.v[0].addr, TEXT + 0x10);
+		CHECK_EQ_INT(l.v[0].addr, FAKE_TEXT + 0x10);
 		CHECK_EQ_STR(l.v[1].name, "inl.b");
-		CHECK_EQ_INT(l.v[1].addr, TEXT);
+		CHECK_EQ_INT(l.v[1].addr, FAKE_TEXT);
 	}
 	list_free(&l);
 }
@@ -606,24 +532,30 @@ TEST(fake_table_corrupt)
 		{ "parent cycle", -(16 + 8), 0x10, "cycle" },
 		{ "name past the table", -(16 + 4), 1000, "name out of range" },
 		{ "negative name", -4, UINT32_MAX, "name out of range" },
-		{ "tree outside memory", FUNC + 68, 0x100000, "inlined call out of range" },
-		{ "pcdata past the table", FUNC + 52, 4096, "pc-value table out of range" },
-		{ "npcdata huge", FUNC + 28, UINT32_MAX, "funcdata out of range" },
-		{ "pc past the end", PCTAB + 8, 0x0fff, "past the end" },
+		{ "tree outside memory", FAKE_FUNC + 68, 0x100000,
+		  "inlined call out of range" },
+		{ "pcdata past the table", FAKE_FUNC + 52, 4096,
+		  "pc-value table out of range" },
+		{ "npcdata huge", FAKE_FUNC + 28, UINT32_MAX,
+		  "funcdata out of range" },
+		{ "pc past the end", FAKE_PCTAB + FAKE_PCINL + 7, 0x0fff,
+		  "past the end" },
 		/* the table moved to the last two bytes, an endless varint */
-		{ "table runs off", FUNC + 52, 254 - PCTAB, "bad pc-value table" },
+		{ "table runs off", FAKE_FUNC + 52,
+		  FAKE_TABLE_SIZE - 2 - FAKE_PCTAB, "bad pc-value table" },
 	};
 	struct site_list l = {};
-	struct fake f;
+	struct fake_pclntab f;
 	size_t i;
 	uint8_t *p;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fake_init(&f);
+		fake_pclntab__init(&f);
 		p = cases[i].at < 0 ? f.gofunc - cases[i].at :
 				      f.tab + cases[i].at;
 		put32(p, cases[i].val);
-		f.tab[254] = f.tab[255] = 0x81;
+		f.tab[FAKE_TABLE_SIZE - 2] = 0x81;
+		f.tab[FAKE_TABLE_SIZE - 1] = 0x81;
 		gt_error_clear();
 		if (fake_run(&f, &l) != -EBADMSG || l.n ||
 		    !strstr(gt_last_error(), cases[i].reason)) {
