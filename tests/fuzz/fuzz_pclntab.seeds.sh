@@ -2,9 +2,8 @@
 # Seed the pclntab fuzzer with the tables of real fixtures (all layouts).
 set -eu
 out=$1
-fix=${GT_FIXTURES:-build/fixtures}
-for f in "$fix"/count-go1.15-default "$fix"/count-go1.19-default \
-	 "$fix"/count-go1.27-default; do
-	[[ -e $f ]] || continue
-	objcopy -O binary --only-section=.gopclntab "$f" "$out/$(basename "$f").pclntab"
-done
+
+source "$(dirname "${BASH_SOURCE[0]}")/fixture_seed.sh"
+
+section_seeds .gopclntab pclntab count-go1.15-default count-go1.19-default \
+	count-go1.27-default

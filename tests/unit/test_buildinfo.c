@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "gobin/buildinfo.h"
 #include "core/error.h"
+#include "fake_mem.h"
 #include "test.h"
 
 /* ---- real binaries ---- */
@@ -398,24 +399,7 @@ TEST(inline_corrupt)
 }
 
 /* A fake address space for the pointer format: one region at 0x1000. */
-struct space {
-	const uint8_t *mem;
-	size_t size;
-};
-
 #define SPACE_BASE 0x1000u
-
-static int read_space(void *ctx, uint64_t vaddr, size_t len,
-		      const uint8_t **out)
-{
-	struct space *s = ctx;
-
-	if (vaddr < SPACE_BASE || vaddr - SPACE_BASE > s->size ||
-	    len > s->size - (vaddr - SPACE_BASE))
-		return -ERANGE;
-	*out = s->mem + (vaddr - SPACE_BASE);
-	return 0;
-}
 
 static void put(uint8_t *p, uint64_t v, int size, bool big)
 {
@@ -445,23 +429,23 @@ static void build_pointer(uint8_t *mem, int ptr_size, bool big,
 TEST(pointer_format)
 {
 	uint8_t mem[128];
-	struct space s = { mem, sizeof(mem) };
+	struct fake_mem s = { SPACE_BASE, mem, sizeof(mem) };
 	char v[64];
 
 	build_pointer(mem, 8, false, "go1.15.15");
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), 0);
 	CHECK_EQ_STR(v, "go1.15.15");
 	build_pointer(mem, 4, false, "go1.13.8");
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), 0);
 	CHECK_EQ_STR(v, "go1.13.8");
 	build_pointer(mem, 8, true, "go1.16.2");
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), 0);
 	CHECK_EQ_STR(v, "go1.16.2");
 	build_pointer(mem, 4, true, "go1.14");
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), 0);
 	CHECK_EQ_STR(v, "go1.14");
 }
@@ -469,7 +453,7 @@ TEST(pointer_format)
 TEST(pointer_corrupt)
 {
 	uint8_t mem[128];
-	struct space s = { mem, sizeof(mem) };
+	struct fake_mem s = { SPACE_BASE, mem, sizeof(mem) };
 	char v[64];
 
 	/* No reader. */
@@ -478,31 +462,31 @@ TEST(pointer_corrupt)
 		     -EINVAL);
 	/* Pointer to nowhere (as in an unrelocated file), to the last byte. */
 	put(mem + 16, 0, 8, false);
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	put(mem + 16, SPACE_BASE + sizeof(mem) - 1, 8, false);
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	/* String data outside, a huge length, an empty string. */
 	build_pointer(mem, 8, false, "go1.15.15");
 	put(mem + 64, UINT64_MAX - 3, 8, false);
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	build_pointer(mem, 8, false, "go1.15.15");
 	put(mem + 72, UINT64_MAX, 8, false);
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	build_pointer(mem, 8, false, "");
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	/* A pointer size that is neither 4 nor 8. */
 	build_pointer(mem, 8, false, "go1.15.15");
 	mem[14] = 2;
-	CHECK_EQ_INT(buildinfo__version(mem, 32, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 32, fake_mem__read, &s, v,
 					sizeof(v)), -EINVAL);
 	/* A header cut short is no header. */
 	build_pointer(mem, 8, false, "go1.15.15");
-	CHECK_EQ_INT(buildinfo__version(mem, 31, read_space, &s, v,
+	CHECK_EQ_INT(buildinfo__version(mem, 31, fake_mem__read, &s, v,
 					sizeof(v)), -ENOENT);
 }
 
