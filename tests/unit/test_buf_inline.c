@@ -42,6 +42,7 @@
 #include "gobin/pcline.h"
 #include "gobin/pclntab.h"
 #include "gobin/pclntab_inline.h"
+#include "go_fixture.h"
 #include "test.h"
 
 #define BUF		"buf-1.75.0"
@@ -54,23 +55,6 @@ static const char *gt_cache(void)
 	const char *cache = getenv("GT_CACHE");
 
 	return cache ? cache : "/var/cache/gotools";
-}
-
-static struct go_binary *open_buf(void)
-{
-	struct go_binary *bin = NULL;
-
-	if (go_binary__open(test_fixture(BUF), &bin)) {
-		fprintf(stderr, "cannot open fixture %s: %s\n", BUF,
-			gt_last_error());
-		return NULL;
-	}
-	if (!bin->pclntab) {
-		fprintf(stderr, "%s: no pclntab\n", BUF);
-		go_binary__close(bin);
-		return NULL;
-	}
-	return bin;
 }
 
 /* ---- the runtime's rule, over the tables as pclntab.h reads them ---- */
@@ -181,7 +165,7 @@ TEST(every_tree)
 {
 	struct pclntab_funcdata fd;
 	struct pclntab_inltree tree;
-	struct go_binary *bin = open_buf();
+	struct go_binary *bin = go_fixture__open(BUF, true);
 	struct runs r = { 0 };
 	const char *name;
 	size_t i, k, calls = 0, rejected = 0, bad = 0;
@@ -249,7 +233,7 @@ TEST(every_pc)
 {
 	struct pcline_frame fr[MAX_FRAMES];
 	const struct pclntab_func *f;
-	struct go_binary *bin = open_buf();
+	struct go_binary *bin = go_fixture__open(BUF, true);
 	struct pcline *p = NULL;
 	size_t i, k, n, pcs = 0, inlined = 0, bad = 0, in_init = 0;
 	uint64_t pc;
@@ -309,7 +293,7 @@ TEST(addr2line)
 	struct pcline_frame fr[MAX_FRAMES];
 	struct pclntab_funcdata fd;
 	struct pclntab_inltree tree;
-	struct go_binary *bin = open_buf();
+	struct go_binary *bin = go_fixture__open(BUF, true);
 	struct pcline *p = NULL;
 	struct runs r = { 0 };
 	uint64_t *pcs = NULL;
@@ -669,7 +653,7 @@ TEST(runtime_traceback)
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(addr);
 	char url[64], *dump;
-	struct go_binary *bin = open_buf();
+	struct go_binary *bin = go_fixture__open(BUF, true);
 	struct pcline *p = NULL;
 	struct scratch s;
 	struct rt_check c = { 0 };

@@ -14,18 +14,8 @@
 #include "probe/call_probes.h"
 #include "probe/call_sites.h"
 #include "cookie.h"
+#include "go_fixture.h"
 #include "test.h"
-
-static struct go_binary *open_fixture(const char *name)
-{
-	struct go_binary *bin = NULL;
-
-	if (go_binary__open(test_fixture(name), &bin)) {
-		fprintf(stderr, "%s: %s\n", name, gt_last_error());
-		return NULL;
-	}
-	return bin;
-}
 
 /* Does LIST hold OFFSET with ROW in its cookie? */
 static bool holds(const struct uprobe_list *list, uint64_t offset, int row)
@@ -77,7 +67,7 @@ static void check_rows(const struct go_binary *bin, const struct func_probes *fp
  * adding up to what was matched. */
 TEST(whole_binary)
 {
-	struct go_binary *bin = open_fixture("count-go1.27-default");
+	struct go_binary *bin = go_fixture__open("count-go1.27-default", false);
 	struct func_probes fp = { 0 };
 	struct call_probes cp;
 	size_t i, left = 0, nfuncs = 0, entries, exits;
@@ -119,7 +109,7 @@ TEST(whole_binary)
  * with xchg %rax,%r8, left out as an instruction the kernel cannot probe. */
 TEST(xchg_r8_left_out)
 {
-	struct go_binary *bin = open_fixture("count-go1.19-default");
+	struct go_binary *bin = go_fixture__open("count-go1.19-default", false);
 	struct func_probes fp = { 0 };
 	struct call_probes cp;
 	int rows[16];

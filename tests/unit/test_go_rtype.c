@@ -21,6 +21,7 @@
 #include "gobin/go_binary.h"
 #include "gobin/go_moduledata.h"
 #include "gobin/go_rtype.h"
+#include "go_fixture.h"
 #include "test.h"
 
 #define DW_AT_go_runtime_type 0x2904
@@ -160,17 +161,6 @@ static void normalize(const char *in, char *out, size_t size)
 	out[o] = 0;
 }
 
-static struct go_binary *open_fixture(const char *name)
-{
-	struct go_binary *bin = NULL;
-
-	if (go_binary__open(test_fixture(name), &bin)) {
-		fprintf(stderr, "%s: %s\n", name, gt_last_error());
-		return NULL;
-	}
-	return bin;
-}
-
 /* The type names %T must print exactly, by their DWARF names. */
 static const struct {
 	const char *dwarf, *go;
@@ -228,7 +218,7 @@ static void check_names(const char *fixture, struct go_rtypes *r,
 static void check_dwarf(const char *fixture)
 {
 	struct type_list l = {};
-	struct go_binary *bin = open_fixture(fixture);
+	struct go_binary *bin = go_fixture__open(fixture, false);
 	struct go_rtypes *r = NULL;
 	const struct type_ref *t;
 	const char *name;
@@ -332,9 +322,9 @@ static void check_stripped(const char *version)
 	bool same;
 
 	snprintf(path, sizeof(path), "args-go%s-default", version);
-	bin = open_fixture(path);
+	bin = go_fixture__open(path, false);
 	snprintf(path, sizeof(path), "args-go%s-stripped", version);
-	sbin = open_fixture(path);
+	sbin = go_fixture__open(path, false);
 	CHECK(bin && sbin);
 	if (!bin || !sbin)
 		goto out;
@@ -416,7 +406,7 @@ TEST(moduledata)
 		for (j = 0; j < 3; j++) {
 			snprintf(path, sizeof(path), "args-go%s-%s",
 				 versions[i], forms[j]);
-			bin = open_fixture(path);
+			bin = go_fixture__open(path, false);
 			CHECK(bin != NULL);
 			if (!bin)
 				continue;
@@ -437,7 +427,7 @@ TEST(moduledata)
 
 TEST(gccgo)
 {
-	struct go_binary *bin = open_fixture("args-gccgo");
+	struct go_binary *bin = go_fixture__open("args-gccgo", false);
 	struct go_rtypes *r = (struct go_rtypes *)1;
 	struct go_moduledata md;
 
@@ -456,7 +446,7 @@ TEST(gccgo)
  * something or fails cleanly. */
 static void check_not_types(const char *fixture)
 {
-	struct go_binary *bin = open_fixture(fixture);
+	struct go_binary *bin = go_fixture__open(fixture, false);
 	struct go_rtypes *r = NULL;
 	const struct go_func *f;
 	uint64_t types = 0, etypes = 0, a;

@@ -37,6 +37,7 @@
 #include "gobin/go_binary.h"
 #include "gobin/pcline.h"
 #include "fake_pclntab.h"
+#include "go_fixture.h"
 #include "test.h"
 
 #define MAX_FRAMES	64
@@ -321,18 +322,6 @@ static void tally_free(struct tally *t)
 	t->ndisputes = t->cap = 0;
 }
 
-static struct go_binary *open_bin(const char *fixture)
-{
-	struct go_binary *bin = NULL;
-
-	if (go_binary__open(test_fixture(fixture), &bin)) {
-		fprintf(stderr, "cannot open fixture %s: %s\n", fixture,
-			gt_last_error());
-		return NULL;
-	}
-	return bin;
-}
-
 static struct pcline *open_pcline(const struct go_binary *bin)
 {
 	struct pcline *p = NULL;
@@ -575,7 +564,7 @@ static void conclude(struct tally *t, const char *bin, size_t min_checked)
 static void check_fixture(const char *fixture, const char *truth_fixture,
 			  int minor)
 {
-	struct go_binary *bin = open_bin(fixture);
+	struct go_binary *bin = go_fixture__open(fixture, false);
 	struct pcline *p = open_pcline(bin);
 	bool other = strcmp(fixture, truth_fixture) != 0;
 	struct line_check c = { p, { .what = "line table", .minor = minor,
@@ -662,7 +651,7 @@ static void check_dwarf_reader(int minor)
 	char name[64];
 
 	snprintf(name, sizeof(name), "count-go1.%d-default", minor);
-	bin = open_bin(name);
+	bin = go_fixture__open(name, false);
 	c.tab = open_pcline(bin);
 	if (bin && pcline__open_dwarf(bin, &c.dwarf))
 		fprintf(stderr, "pcline__open_dwarf: %s\n", gt_last_error());
@@ -886,7 +875,7 @@ TEST(esbuild)
 	uint64_t pc;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		bin = open_bin(names[i]);
+		bin = go_fixture__open(names[i], false);
 		p = open_pcline(bin);
 		CHECK(bin && p && bin->pclntab);
 		bad = inlined = pcs = 0;
@@ -953,7 +942,7 @@ TEST(func_line)
 	size_t i, j, n;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		bin = open_bin(names[i]);
+		bin = go_fixture__open(names[i], false);
 		p = open_pcline(bin);
 		CHECK(bin && p);
 		if (!p) {

@@ -16,6 +16,7 @@
 #include "gobin/pclntab_inline.h"
 #include "probe/probe_spec.h"
 #include "fake_pclntab.h"
+#include "go_fixture.h"
 #include "test.h"
 
 struct site {
@@ -141,23 +142,6 @@ static bool found_sites(const struct go_binary *bin, const char *pattern,
 	return true;
 }
 
-static struct go_binary *open_fixture(const char *name)
-{
-	struct go_binary *bin = NULL;
-
-	if (go_binary__open(test_fixture(name), &bin)) {
-		fprintf(stderr, "cannot open fixture %s: %s\n", name,
-			gt_last_error());
-		return NULL;
-	}
-	if (!bin->pclntab) {
-		fprintf(stderr, "%s: no pclntab kept\n", name);
-		go_binary__close(bin);
-		return NULL;
-	}
-	return bin;
-}
-
 /* The sites of NAME in L, as a new list. */
 static void only(const struct site_list *l, const char *name,
 		 struct site_list *out)
@@ -245,7 +229,7 @@ static void check_against_dwarf(int minor)
 	size_t i, common = 0;
 
 	snprintf(name, sizeof(name), "count-go1.%d-default", minor);
-	bin = open_fixture(name);
+	bin = go_fixture__open(name, true);
 	CHECK(bin != NULL);
 	if (!bin)
 		return;
@@ -298,9 +282,9 @@ static void check_stripped(int minor)
 	size_t i;
 
 	snprintf(name, sizeof(name), "count-go1.%d-stripped", minor);
-	s = open_fixture(name);
+	s = go_fixture__open(name, true);
 	snprintf(name, sizeof(name), "count-go1.%d-default", minor);
-	d = open_fixture(name);
+	d = go_fixture__open(name, true);
 	CHECK(s && d);
 	if (s && d) {
 		CHECK_EQ_INT(s->source, GO_FUNCS_PCLNTAB);
@@ -339,7 +323,7 @@ TEST(esbuild)
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
-		bin = open_fixture(names[i]);
+		bin = go_fixture__open(names[i], true);
 		CHECK(bin != NULL);
 		if (!bin)
 			continue;
