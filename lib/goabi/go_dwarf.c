@@ -21,24 +21,13 @@
 #include "core/mem.h"
 #include "goabi/go_dwarf.h"
 #include "gobin/pclntab.h"
+#include "gobin/reflect_kind.h"
 
 /* gc's extensions to DWARF (cmd/internal/dwarf). */
 #define DW_AT_go_kind 0x2900
 #define DW_AT_go_key 0x2901
 #define DW_AT_go_elem 0x2902
 #define DW_AT_go_runtime_type 0x2904
-
-/* reflect.Kind, the values of DW_AT_go_kind that need more than the tag. */
-enum {
-	KIND_CHAN = 18,
-	KIND_FUNC = 19,
-	KIND_INTERFACE = 20,
-	KIND_MAP = 21,
-	KIND_PTR = 22,
-	KIND_SLICE = 23,
-	KIND_STRING = 24,
-	KIND_UNSAFE_POINTER = 26,
-};
 
 /* Value nesting followed; go_type__check() accepts 32 levels anyway. */
 #define MAX_DEPTH 40
@@ -522,30 +511,31 @@ static int build(struct go_dwarf *d, struct go_type *t, Dwarf_Die *die,
 		return -ENOTSUP;
 	if (!t->name)
 		t->name = type_name(d, die);
+	/* gc's reflect.Kind, where it says more than the tag */
 	if (udata(die, DW_AT_go_kind, &kind)) {
 		switch (kind) {
-		case KIND_STRING:
+		case REFLECT_KIND_STRING:
 			set_fixed(t, GO_KIND_STRING, 16);
 			return 0;
-		case KIND_SLICE:
+		case REFLECT_KIND_SLICE:
 			set_fixed(t, GO_KIND_SLICE, 24);
 			return refer_elem(d, t, die, DW_AT_go_elem);
-		case KIND_INTERFACE:
+		case REFLECT_KIND_INTERFACE:
 			set_fixed(t, gc_empty_iface(die) ? GO_KIND_EFACE :
 				  GO_KIND_IFACE, 16);
 			return 0;
-		case KIND_MAP:
+		case REFLECT_KIND_MAP:
 			set_fixed(t, GO_KIND_MAP, 8);
 			err = refer_key(d, t, die);
 			return err ? err : refer_elem(d, t, die, DW_AT_go_elem);
-		case KIND_CHAN:
+		case REFLECT_KIND_CHAN:
 			set_fixed(t, GO_KIND_CHAN, 8);
 			return refer_elem(d, t, die, DW_AT_go_elem);
-		case KIND_FUNC:
+		case REFLECT_KIND_FUNC:
 			set_fixed(t, GO_KIND_FUNC, 8);
 			return 0;
-		case KIND_PTR:
-		case KIND_UNSAFE_POINTER:
+		case REFLECT_KIND_POINTER:
+		case REFLECT_KIND_UNSAFE_POINTER:
 			set_fixed(t, GO_KIND_PTR, 8);
 			return refer_elem(d, t, die, DW_AT_type);
 		}

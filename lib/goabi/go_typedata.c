@@ -10,23 +10,15 @@
 #include "core/mem.h"
 #include "goabi/go_typedata.h"
 #include "gobin/pclntab.h"
+#include "gobin/reflect_kind.h"
 
 #define TYPE_SIZE	48
 #define TYPE_TFLAG	20
 #define TYPE_KIND	23
 #define TYPE_ALIGN	21
-#define KIND_MASK	0x1f
 #define FIELD_SIZE	24
 #define MAX_FIELDS	4096
 #define MAX_DEPTH	64
-
-/* reflect.Kind */
-enum {
-	K_BOOL = 1, K_INT, K_INT8, K_INT16, K_INT32, K_INT64, K_UINT, K_UINT8,
-	K_UINT16, K_UINT32, K_UINT64, K_UINTPTR, K_FLOAT32, K_FLOAT64,
-	K_COMPLEX64, K_COMPLEX128, K_ARRAY, K_CHAN, K_FUNC, K_INTERFACE,
-	K_MAP, K_POINTER, K_SLICE, K_STRING, K_STRUCT, K_UNSAFE_POINTER,
-};
 
 enum state { BUILT = 1, FAILED };
 
@@ -241,29 +233,39 @@ static int build_struct(struct go_typedata *t, uint64_t addr,
 static int build_scalar(struct go_type *ty, unsigned int kind)
 {
 	switch (kind) {
-	case K_BOOL:
+	case REFLECT_KIND_BOOL:
 		ty->kind = GO_KIND_BOOL;
 		return 0;
-	case K_INT: case K_INT8: case K_INT16: case K_INT32: case K_INT64:
+	case REFLECT_KIND_INT:
+	case REFLECT_KIND_INT8:
+	case REFLECT_KIND_INT16:
+	case REFLECT_KIND_INT32:
+	case REFLECT_KIND_INT64:
 		ty->kind = GO_KIND_INT;
 		return 0;
-	case K_UINT: case K_UINT8: case K_UINT16: case K_UINT32: case K_UINT64:
-	case K_UINTPTR:
+	case REFLECT_KIND_UINT:
+	case REFLECT_KIND_UINT8:
+	case REFLECT_KIND_UINT16:
+	case REFLECT_KIND_UINT32:
+	case REFLECT_KIND_UINT64:
+	case REFLECT_KIND_UINTPTR:
 		ty->kind = GO_KIND_UINT;
 		return 0;
-	case K_FLOAT32: case K_FLOAT64:
+	case REFLECT_KIND_FLOAT32:
+	case REFLECT_KIND_FLOAT64:
 		ty->kind = GO_KIND_FLOAT;
 		return 0;
-	case K_COMPLEX64: case K_COMPLEX128:
+	case REFLECT_KIND_COMPLEX64:
+	case REFLECT_KIND_COMPLEX128:
 		ty->kind = GO_KIND_COMPLEX;
 		return 0;
-	case K_STRING:
+	case REFLECT_KIND_STRING:
 		ty->kind = GO_KIND_STRING;
 		return 0;
-	case K_FUNC:
+	case REFLECT_KIND_FUNC:
 		ty->kind = GO_KIND_FUNC;
 		return 0;
-	case K_UNSAFE_POINTER:
+	case REFLECT_KIND_UNSAFE_POINTER:
 		ty->kind = GO_KIND_PTR;
 		return 0;
 	default:
@@ -274,7 +276,7 @@ static int build_scalar(struct go_type *ty, unsigned int kind)
 static int build(struct go_typedata *t, uint64_t addr, const uint8_t *d,
 		 struct go_type *ty, int depth)
 {
-	unsigned int kind = d[TYPE_KIND] & KIND_MASK;
+	unsigned int kind = d[TYPE_KIND] & REFLECT_KIND_MASK;
 	const uint8_t *x;
 
 	ty->size = get_u64(d);
@@ -286,27 +288,27 @@ static int build(struct go_typedata *t, uint64_t addr, const uint8_t *d,
 	switch (kind) {
 	/* what cannot be described (the runtime's [1 << 50]byte behind a
 	 * pointer) leaves a pointer's, slice's or chan's element unknown */
-	case K_POINTER:
+	case REFLECT_KIND_POINTER:
 		ty->kind = GO_KIND_PTR;
 		return opt_elem(t, addr, x, depth, ty);
-	case K_SLICE:
+	case REFLECT_KIND_SLICE:
 		ty->kind = GO_KIND_SLICE;
 		return opt_elem(t, addr, x, depth, ty);
-	case K_CHAN:
+	case REFLECT_KIND_CHAN:
 		ty->kind = GO_KIND_CHAN;
 		return opt_elem(t, addr, x, depth, ty);
-	case K_ARRAY:
+	case REFLECT_KIND_ARRAY:
 		ty->kind = GO_KIND_ARRAY;
 		ty->len = get_u64(x + 64);
 		return elem_at(t, addr, x, 48, depth, &ty->elem);
-	case K_MAP:
+	case REFLECT_KIND_MAP:
 		ty->kind = GO_KIND_MAP;
 		return elem_at(t, addr, x, 48, depth, &ty->key) ?:
 		       elem_at(t, addr, x, 56, depth, &ty->elem);
-	case K_INTERFACE:
+	case REFLECT_KIND_INTERFACE:
 		ty->kind = get_u64(x + 64) ? GO_KIND_IFACE : GO_KIND_EFACE;
 		return 0;
-	case K_STRUCT:
+	case REFLECT_KIND_STRUCT:
 		ty->kind = GO_KIND_STRUCT;
 		return build_struct(t, addr, x, ty, depth);
 	default:
@@ -549,14 +551,15 @@ int go_typedata__all(struct go_typedata *t,
  * change their layout between versions and carry no methods of note: 0). */
 static uint64_t uncommon_at(const uint8_t *d)
 {
-	switch (d[TYPE_KIND] & KIND_MASK) {
-	case K_ARRAY: return 72;
-	case K_CHAN: return 64;
-	case K_FUNC: return 56;
-	case K_INTERFACE: return 80;
-	case K_MAP: return 0;
-	case K_POINTER: case K_SLICE: return 56;
-	case K_STRUCT: return 80;
+	switch (d[TYPE_KIND] & REFLECT_KIND_MASK) {
+	case REFLECT_KIND_ARRAY: return 72;
+	case REFLECT_KIND_CHAN: return 64;
+	case REFLECT_KIND_FUNC: return 56;
+	case REFLECT_KIND_INTERFACE: return 80;
+	case REFLECT_KIND_MAP: return 0;
+	case REFLECT_KIND_POINTER:
+	case REFLECT_KIND_SLICE: return 56;
+	case REFLECT_KIND_STRUCT: return 80;
 	default: return TYPE_SIZE;
 	}
 }
@@ -678,7 +681,7 @@ static int func_types(struct go_typedata *t, uint64_t fn, bool results,
 	size_t i;
 	int err;
 
-	if (!d || (d[TYPE_KIND] & KIND_MASK) != K_FUNC)
+	if (!d || (d[TYPE_KIND] & REFLECT_KIND_MASK) != REFLECT_KIND_FUNC)
 		return bad(t, fn, "is not a func type");
 	in = get_u16(d + 48);
 	outc = get_u16(d + 50) & 0x7fff;

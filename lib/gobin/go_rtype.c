@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "gobin/go_moduledata.h"
 #include "gobin/go_rtype.h"
+#include "gobin/reflect_kind.h"
 
 #define RTYPE_SIZE	48
 #define RTYPE_TFLAG	20
@@ -33,8 +34,6 @@
 #define RTYPE_KIND	23
 #define RTYPE_STR	40
 #define TFLAG_EXTRA_STAR (1 << 1)
-#define KIND_MASK	0x1f
-#define KIND_MAX	26	/* UnsafePointer */
 
 struct name_slot {
 	uint64_t addr;		/* 0: empty */
@@ -205,10 +204,11 @@ static int check_header(const struct go_rtypes *r, uint64_t addr,
 			const uint8_t *t)
 {
 	uint64_t size = get_u64(t), ptrdata = get_u64(t + 8);
-	uint8_t kind = t[RTYPE_KIND] & KIND_MASK;
+	uint8_t kind = t[RTYPE_KIND] & REFLECT_KIND_MASK;
 
-	if (!kind || kind > KIND_MAX || !pow2(t[RTYPE_ALIGN]) ||
-	    !pow2(t[RTYPE_FIELD_ALIGN]) || ptrdata > size)
+	if (!kind || kind > REFLECT_KIND_UNSAFE_POINTER ||
+	    !pow2(t[RTYPE_ALIGN]) || !pow2(t[RTYPE_FIELD_ALIGN]) ||
+	    ptrdata > size)
 		return gt_error(-ENOENT, "%s: no type at 0x%llx", r->path,
 				(unsigned long long)addr);
 	return 0;
