@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Inlined copies (DW_TAG_inlined_subroutine): where one starts
+ * (go_dwarf__inline_entry()), and the parameters of a copy with where its
+ * location lists put them at that first instruction
+ * (go_dwarf__inline_params()): DWARF location expressions turned into
+ * registers and frame slots a probe can read.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include "core/error.h"
+#include "core/mem.h"
+#include "goabi/go_dwarf_internal.h"
+
+/* An inlined copy, by its first instruction. */
+struct inline_entry {
+	uint64_t pc;
+	Dwarf_Off off;
+};
+
+int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr)
+{
+	Dwarf_Addr base, start, end, lowest = (Dwarf_Addr)-1;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(die, &start) == 0) {
+		*addr = start;
+		return 0;
+	}
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (start < end && start < lowest)
+			lowest = start;
+	if (off < 0)
+		return gt_error(-EINVAL, "corrupt DWARF: bad ranges of an inlined call: %s",
+				dwarf_errmsg(-1));
+	if (lowest == (Dwarf_Addr)-1)
+		return -ENOENT;
+	*addr = lowest;
+	return 0;
+}
+
+static int cmp_inlines(const void *a, const void *b)
+{
+	const struct inline_entry *x = a, *y = b;
+
+	return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+/* Every inlined copy under DIE (depth first), by its first PC. */
+static int index_inlines_under(struct go_dwarf *d, Dwarf_Die *parent,
+			       size_t *cap, int depth)
+{
+	Dwarf_Die die;
+	uint64_t pc;
+	int ret, err;
+
+	if (depth > 64 || dwarf_child(parent, &die))
+		return 0;
+	do {
+		int tag = dwarf_tag(&die);
+
+		if (tag == DW_TAG_inlined_subroutine &&
+		    !go_dwarf__inline_entry(&die, &pc)) {
+			err = gt_ensure_mem((void **)&d->inlines, cap,
+					    sizeof(*d->inlines), d->ninlines + 1);
+			if (err)
+				return err;
+			d->inlines[d->ninlines].pc = pc;
+			d->inlines[d->ninlines++].off = dwarf_dieoffset(&die);
+		}
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
+		    tag == DW_TAG_lexical_block) {
+			err = index_inlines_under(d, &die, cap, depth + 1);
+			if (err)
+				return err;
+		}
+	} while ((ret = dwarf_siblingof(&die, &die)) == 0);
+	return ret < 0 ? go_dwarf_corrupt(d) : 0;
+}
+
+static int index_inlines(struct go_dwarf *d)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cu_die;
+	size_t cap = 0;
+	int ret, err;
+
+	d->ninlines = 0;
+	while ((ret = dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cu_die,
+				      NULL)) == 0) {
+		if (dwarf_srclang(&cu_die) != DW_LANG_Go)
+			continue;
+		err = index_inlines_under(d, &cu_die, &cap, 0);
+		if (err)
+			return err;
+	}
+	if (ret < 0)
+		return go_dwarf_corrupt(d);
+	if (d->ninlines)
+		qsort(d->inlines, d->ninlines, sizeof(*d->inlines), cmp_inlines);
+	d->inlines_indexed = true;
+	return 0;
+}
+
+/* A location operation that puts a piece somewhere: 0 and *P, or -1. */
+static int loc_op(const Dwarf_Op *op, struct go_dwarf_loc_piece *p)
+{
+	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31) {
+		p->kind = GO_DWARF_LOC_REG;
+		p->reg = op->atom - DW_OP_reg0;
+		return 0;
+	}
+	if (op->atom == DW_OP_regx && op->number < 256) {
+		p->kind = GO_DWARF_LOC_REG;
+		p->reg = op->number;
+		return 0;
+	}
+	/* gc's frame base is DW_OP_call_frame_cfa */
+	if (op->atom == DW_OP_fbreg) {
+		p->kind = GO_DWARF_LOC_CFA;
+		p->offset = (int64_t)op->number;
+		return 0;
+	}
+	return -1;
+}
+
+/* The pieces of the location expression OPS[N] of a value of SIZE bytes;
+ * what a probe cannot read is NONE. */
+static void loc_pieces(const Dwarf_Op *ops, size_t n, uint64_t size,
+		       struct go_dwarf_inline_param *v)
+{
+	struct go_dwarf_loc_piece p = { GO_DWARF_LOC_NONE, 0, 0, 0 };
+	size_t i;
+	bool have = false, bad = false;
+
+	v->npieces = 0;
+	for (i = 0; i < n && v->npieces < GO_DWARF_MAX_PIECES; i++) {
+		if (ops[i].atom == DW_OP_piece) {
+			p.size = ops[i].number;
+			if (!have || bad)
+				p.kind = GO_DWARF_LOC_NONE;
+			v->pieces[v->npieces++] = p;
+			memset(&p, 0, sizeof(p));
+			have = bad = false;
+			continue;
+		}
+		if (have || loc_op(&ops[i], &p))
+			bad = true;	/* an expression, not a place */
+		have = true;
+	}
+	if (have && v->npieces < GO_DWARF_MAX_PIECES) {
+		/* one location for the whole value */
+		if (bad)
+			p.kind = GO_DWARF_LOC_NONE;
+		p.size = size;
+		v->pieces[v->npieces++] = p;
+	}
+}
+
+/* Parameter ORIGIN (the abstract one) of COPY, where COPY's own says it
+ * is at PC, into V. */
+static void locate_param(Dwarf_Die *copy, Dwarf_Die *origin, uint64_t pc,
+			 struct go_dwarf_inline_param *v)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die child, o;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	v->npieces = 0;
+	if (dwarf_child(copy, &child))
+		return;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
+		    !ref_die(&child, DW_AT_abstract_origin, &o) ||
+		    dwarf_dieoffset(&o) != dwarf_dieoffset(origin))
+			continue;
+		if (!dwarf_attr(&child, DW_AT_location, &attr) ||
+		    dwarf_getlocation_addr(&attr, pc, &ops, &nops, 1) != 1)
+			return;
+		loc_pieces(ops, nops, v->type ? v->type->size : 0, v);
+		return;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The params of COPY of the abstract subprogram FN at PC into OUT. */
+static int copy_params(struct go_dwarf *d, Dwarf_Die *copy, Dwarf_Die *fn,
+		       uint64_t pc, struct go_dwarf_inline_param **out,
+		       size_t *n)
+{
+	struct go_dwarf_inline_param *v = NULL;
+	size_t cap = 0;
+	Dwarf_Die p;
+	int err;
+
+	*n = 0;
+	if (dwarf_child(fn, &p) == 0) {
+		do {
+			if (dwarf_tag(&p) != DW_TAG_formal_parameter ||
+			    flag(&p, DW_AT_variable_parameter))
+				continue;
+			err = gt_ensure_mem((void **)&v, &cap, sizeof(*v), *n + 1);
+			if (err) {
+				free(v);
+				return err;
+			}
+			struct go_dwarf_var var;
+
+			memset(&v[*n], 0, sizeof(v[*n]));
+			err = go_dwarf_make_var(d, &p, dwarf_diename(&p), &var);
+			if (!err)
+				err = go_dwarf_resolve_pending(d);
+			v[*n].name = var.name;
+			v[*n].type = var.type;
+			if (err) {
+				free(v);
+				return err;
+			}
+			locate_param(copy, &p, pc, &v[*n]);
+			(*n)++;
+		} while (dwarf_siblingof(&p, &p) == 0);
+	}
+	*out = v;
+	return 0;
+}
+
+int go_dwarf__inline_params(struct go_dwarf *d, uint64_t pc, const char *func,
+			    struct go_dwarf_inline_param **out, size_t *n)
+{
+	struct inline_entry key = { .pc = pc };
+	Dwarf_Die copy, fn;
+	const char *name;
+	size_t i, lo, hi;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!d->inlines_indexed && (err = index_inlines(d)))
+		return err;
+	/* copies nested in each other may start at the same PC */
+	for (lo = 0, hi = d->ninlines; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->inlines[mid].pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < d->ninlines && !cmp_inlines(&d->inlines[i], &key); i++) {
+		if (!dwarf_offdie(d->dw, d->inlines[i].off, &copy) ||
+		    !ref_die(&copy, DW_AT_abstract_origin, &fn) ||
+		    !(name = dwarf_diename(&fn)) || strcmp(name, func))
+			continue;
+		return copy_params(d, &copy, &fn, pc, out, n);
+	}
+	return -ENOENT;
+}
