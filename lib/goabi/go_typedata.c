@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* Go types from the runtime type data stripping keeps (go_typedata.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
