@@ -141,6 +141,29 @@ const struct go_type *go_dwarf__runtime_type(struct go_dwarf *d,
  */
 int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr);
 
+/* Which compilation units go_dwarf__walk_inlines() walks. */
+enum go_dwarf_units {
+	GO_DWARF_ALL_UNITS,
+	GO_DWARF_GO_UNITS,	/* DW_LANG_Go: gc's, gccgo's */
+};
+
+/* Called with an inlined copy and the entry (DW_AT_low_pc) of the
+ * subprogram it is in, 0 when that has none; non-zero stops the walk. */
+typedef int (*go_dwarf_inline_fn)(void *ctx, Dwarf_Die *copy,
+				  uint64_t caller_entry);
+
+/*
+ * Call FN for every inlined copy (DW_TAG_inlined_subroutine) in the UNITS
+ * of BIN's DWARF (go_binary__dwarf()), however deep it nests in other
+ * copies and lexical blocks: the walk keeps its own stack, as deep as the
+ * file's tree, and visits in no particular order. Returns 0, what FN
+ * returned, the errors of go_binary__dwarf() (-ENOENT: no DWARF), -EINVAL
+ * on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__walk_inlines(const struct go_binary *bin,
+			   enum go_dwarf_units units, go_dwarf_inline_fn fn,
+			   void *ctx);
+
 /* Where a piece of a value is at one PC, as DWARF's location says. */
 enum go_dwarf_loc_kind {
 	GO_DWARF_LOC_NONE,	/* not recorded there */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Inlined copies (DW_TAG_inlined_subroutine): where one starts
- * (go_dwarf__inline_entry()), and the parameters of a copy with where its
- * location lists put them at that first instruction
+ * Inlined copies (DW_TAG_inlined_subroutine): the one walk over them all
+ * (go_dwarf__walk_inlines(), which probe/inline_sites.c shares), where one
+ * starts (go_dwarf__inline_entry()), and the parameters of a copy with
+ * where its location lists put them at that first instruction
  * (go_dwarf__inline_params()): DWARF location expressions turned into
  * registers and frame slots a probe can read.
  */
@@ -21,6 +22,103 @@ struct inline_entry {
 	uint64_t pc;
 	Dwarf_Off off;
 };
+
+/* A DIE whose children are still to visit, and the entry of the
+ * subprogram they are in. */
+struct walk_frame {
+	Dwarf_Die die;
+	uint64_t caller_entry;
+};
+
+struct walk {
+	const struct go_binary *bin;
+	go_dwarf_inline_fn fn;
+	void *ctx;
+	struct walk_frame *stack;
+	size_t depth, cap;
+};
+
+static int walk_fail(const struct walk *w, const char *what)
+{
+	return gt_error(-EINVAL, "corrupt DWARF in %s: %s: %s",
+			w->bin->elf->path, what, dwarf_errmsg(-1));
+}
+
+static int walk_push(struct walk *w, Dwarf_Die *die, uint64_t caller_entry)
+{
+	int err;
+
+	err = gt_ensure_mem((void **)&w->stack, &w->cap, sizeof(*w->stack),
+			    w->depth + 1);
+	if (err)
+		return err;
+	w->stack[w->depth].die = *die;
+	w->stack[w->depth].caller_entry = caller_entry;
+	w->depth++;
+	return 0;
+}
+
+/*
+ * Every DIE under CU_DIE that has children is walked, not only the scopes
+ * (subprograms, lexical blocks, copies) that hold copies in gc's and
+ * gccgo's DWARF: C compilers nest functions in other DIEs too (C++
+ * namespaces and classes). Without recursion: the depth of the tree
+ * comes from the file.
+ */
+static int walk_unit(struct walk *w, Dwarf_Die *cu_die)
+{
+	Dwarf_Die child;
+	int err, ret = 0;
+
+	w->depth = 0;
+	err = walk_push(w, cu_die, 0);
+	while (!err && w->depth) {
+		struct walk_frame f = w->stack[--w->depth];
+		Dwarf_Addr low;
+
+		ret = dwarf_child(&f.die, &child);
+		if (ret < 0)
+			return walk_fail(w, "bad child entry");
+		for (; ret == 0 && !err; ret = dwarf_siblingof(&child, &child)) {
+			uint64_t caller = f.caller_entry;
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_subprogram)
+				caller = dwarf_lowpc(&child, &low) == 0 ? low : 0;
+			if (tag == DW_TAG_inlined_subroutine)
+				err = w->fn(w->ctx, &child, caller);
+			if (!err && dwarf_haschildren(&child) > 0)
+				err = walk_push(w, &child, caller);
+		}
+		if (!err && ret < 0)
+			return walk_fail(w, "bad sibling entry");
+	}
+	return err;
+}
+
+int go_dwarf__walk_inlines(const struct go_binary *bin,
+			   enum go_dwarf_units units, go_dwarf_inline_fn fn,
+			   void *ctx)
+{
+	struct walk w = { .bin = bin, .fn = fn, .ctx = ctx };
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cu_die;
+	Dwarf *dw;
+	int err, ret = 0;
+
+	err = go_binary__dwarf(bin, &dw);
+	if (err)
+		return err;
+	while (!err && (ret = dwarf_get_units(dw, cu, &cu, NULL, NULL,
+					      &cu_die, NULL)) == 0)
+		if (units == GO_DWARF_ALL_UNITS ||
+		    dwarf_srclang(&cu_die) == DW_LANG_Go)
+			err = walk_unit(&w, &cu_die);
+	if (!err && ret < 0)
+		err = walk_fail(&w, "bad unit header");
+	free(w.stack);
+	return err;
+}
 
 int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr)
 {
@@ -43,63 +141,59 @@ int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr)
 	return 0;
 }
 
+/* By PC; copies nested in each other may start at the same PC, the
+ * outer one (whose DIE comes first) first. */
 static int cmp_inlines(const void *a, const void *b)
 {
 	const struct inline_entry *x = a, *y = b;
 
-	return (x->pc > y->pc) - (x->pc < y->pc);
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
 }
 
-/* Every inlined copy under DIE (depth first), by its first PC. */
-static int index_inlines_under(struct go_dwarf *d, Dwarf_Die *parent,
-			       size_t *cap, int depth)
+struct inline_index {
+	struct go_dwarf *d;
+	size_t cap;
+};
+
+/* Index COPY by its first PC; a copy without code, or whose ranges
+ * cannot be read, is left out. */
+static int index_copy(void *ctx, Dwarf_Die *copy, uint64_t caller_entry)
 {
-	Dwarf_Die die;
+	struct inline_index *x = ctx;
+	struct go_dwarf *d = x->d;
 	uint64_t pc;
-	int ret, err;
+	int err;
 
-	if (depth > 64 || dwarf_child(parent, &die))
+	if (go_dwarf__inline_entry(copy, &pc))
 		return 0;
-	do {
-		int tag = dwarf_tag(&die);
-
-		if (tag == DW_TAG_inlined_subroutine &&
-		    !go_dwarf__inline_entry(&die, &pc)) {
-			err = gt_ensure_mem((void **)&d->inlines, cap,
-					    sizeof(*d->inlines), d->ninlines + 1);
-			if (err)
-				return err;
-			d->inlines[d->ninlines].pc = pc;
-			d->inlines[d->ninlines++].off = dwarf_dieoffset(&die);
-		}
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram ||
-		    tag == DW_TAG_lexical_block) {
-			err = index_inlines_under(d, &die, cap, depth + 1);
-			if (err)
-				return err;
-		}
-	} while ((ret = dwarf_siblingof(&die, &die)) == 0);
-	return ret < 0 ? go_dwarf_corrupt(d) : 0;
+	err = gt_ensure_mem((void **)&d->inlines, &x->cap, sizeof(*d->inlines),
+			    d->ninlines + 1);
+	if (err)
+		return err;
+	d->inlines[d->ninlines].pc = pc;
+	d->inlines[d->ninlines++].off = dwarf_dieoffset(copy);
+	return 0;
 }
 
+/*
+ * Every inlined copy of the Go units, by its first PC. The Go units only,
+ * where inline_sites.c walks all: the locations are read by gc's rules
+ * below (its frame base is the CFA), so a C function's copy in a cgo
+ * binary is not looked up (-ENOENT), and its C units are not walked for
+ * nothing.
+ */
 static int index_inlines(struct go_dwarf *d)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cu_die;
-	size_t cap = 0;
-	int ret, err;
+	struct inline_index x = { .d = d };
+	int err;
 
 	d->ninlines = 0;
-	while ((ret = dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cu_die,
-				      NULL)) == 0) {
-		if (dwarf_srclang(&cu_die) != DW_LANG_Go)
-			continue;
-		err = index_inlines_under(d, &cu_die, &cap, 0);
-		if (err)
-			return err;
-	}
-	if (ret < 0)
-		return go_dwarf_corrupt(d);
+	err = go_dwarf__walk_inlines(d->bin, GO_DWARF_GO_UNITS, index_copy,
+				     &x);
+	if (err)
+		return err;
 	if (d->ninlines)
 		qsort(d->inlines, d->ninlines, sizeof(*d->inlines), cmp_inlines);
 	d->inlines_indexed = true;
@@ -231,7 +325,6 @@ static int copy_params(struct go_dwarf *d, Dwarf_Die *copy, Dwarf_Die *fn,
 int go_dwarf__inline_params(struct go_dwarf *d, uint64_t pc, const char *func,
 			    struct go_dwarf_inline_param **out, size_t *n)
 {
-	struct inline_entry key = { .pc = pc };
 	Dwarf_Die copy, fn;
 	const char *name;
 	size_t i, lo, hi;
@@ -241,7 +334,7 @@ int go_dwarf__inline_params(struct go_dwarf *d, uint64_t pc, const char *func,
 	*n = 0;
 	if (!d->inlines_indexed && (err = index_inlines(d)))
 		return err;
-	/* copies nested in each other may start at the same PC */
+	/* the first copy at PC: others nested in it may start there too */
 	for (lo = 0, hi = d->ninlines; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -250,7 +343,7 @@ int go_dwarf__inline_params(struct go_dwarf *d, uint64_t pc, const char *func,
 		else
 			hi = mid;
 	}
-	for (i = lo; i < d->ninlines && !cmp_inlines(&d->inlines[i], &key); i++) {
+	for (i = lo; i < d->ninlines && d->inlines[i].pc == pc; i++) {
 		if (!dwarf_offdie(d->dw, d->inlines[i].off, &copy) ||
 		    !ref_die(&copy, DW_AT_abstract_origin, &fn) ||
 		    !(name = dwarf_diename(&fn)) || strcmp(name, func))

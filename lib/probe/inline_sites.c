@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Inlined copies of Go functions, from DW_TAG_inlined_subroutine (libdw),
- * or from the pclntab inline tree when the binary has no DWARF.
+ * Inlined copies of Go functions, from DW_TAG_inlined_subroutine (the
+ * walk is go_dwarf__walk_inlines()), or from the pclntab inline tree when
+ * the binary has no DWARF.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,25 +16,12 @@
 #include "probe/inline_sites.h"
 #include "gobin/pclntab_inline.h"
 
-/* A DIE whose children are still to visit, and the function they are in. */
-struct walk_frame {
-	Dwarf_Die die;
-	uint64_t caller_addr;
-};
-
+/* A search for the sites of a pattern, in DWARF or in the pclntab. */
 struct walk {
 	const struct name_matcher *m;
 	struct inline_sites *out;
 	size_t cap;
-	struct walk_frame *stack;
-	size_t depth, stack_cap;
 };
-
-static int dwarf_fail(const char *what)
-{
-	return gt_error(-EINVAL, "corrupt DWARF: %s: %s", what,
-			dwarf_errmsg(-1));
-}
 
 /* Go writes the full name (fmt.Println) on the abstract subprogram; C
  * compilers may chain origins, which dwarf_diename() follows. */
@@ -69,14 +57,14 @@ static int add_site(struct walk *w, const char *name, uint64_t addr,
 	return 0;
 }
 
-static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
+/* The site of the inlined copy DIE, if W's pattern selects it. */
+static int dwarf_site(void *ctx, Dwarf_Die *die, uint64_t caller_addr)
 {
+	struct walk *w = ctx;
 	const char *name;
 	uint64_t addr = 0;
 	int err;
 
-	if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
-		return 0;
 	name = origin_name(die);
 	if (!name)
 		return 0;	/* nothing a pattern could select */
@@ -89,54 +77,6 @@ static int visit(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
 	if (err)
 		return err;
 	return add_site(w, name, addr, caller_addr);
-}
-
-static int push(struct walk *w, Dwarf_Die *die, uint64_t caller_addr)
-{
-	int err;
-
-	err = gt_ensure_mem((void **)&w->stack, &w->stack_cap,
-			    sizeof(*w->stack), w->depth + 1);
-	if (err)
-		return err;
-	w->stack[w->depth].die = *die;
-	w->stack[w->depth].caller_addr = caller_addr;
-	w->depth++;
-	return 0;
-}
-
-/*
- * Visit every DIE under CU_DIE. Inlined calls nest inside each other and
- * inside lexical blocks, so walk the whole tree, without recursion: the
- * depth of the tree comes from the file.
- */
-static int walk_unit(struct walk *w, Dwarf_Die *cu_die)
-{
-	Dwarf_Die child;
-	int err, ret = 0;
-
-	w->depth = 0;
-	err = push(w, cu_die, 0);
-	while (!err && w->depth) {
-		struct walk_frame f = w->stack[--w->depth];
-		Dwarf_Addr low;
-
-		ret = dwarf_child(&f.die, &child);
-		if (ret < 0)
-			return dwarf_fail("bad child entry");
-		for (; ret == 0 && !err; ret = dwarf_siblingof(&child, &child)) {
-			uint64_t caller = f.caller_addr;
-
-			if (dwarf_tag(&child) == DW_TAG_subprogram)
-				caller = dwarf_lowpc(&child, &low) == 0 ? low : 0;
-			err = visit(w, &child, caller);
-			if (!err && dwarf_haschildren(&child) > 0)
-				err = push(w, &child, caller);
-		}
-		if (!err && ret < 0)
-			return dwarf_fail("bad sibling entry");
-	}
-	return err;
 }
 
 static int cmp_sites(const void *a, const void *b)
@@ -275,27 +215,25 @@ int inline_sites__find(const struct go_binary *bin,
 		       struct inline_sites *out)
 {
 	struct walk w = { .m = m, .out = out };
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cu_die;
 	Dwarf *dw;
-	int err, ret = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	err = go_binary__dwarf(bin, &dw);
 	if (err == -ENOENT) {
 		gt_error_clear();
 		err = find_in_pclntab(bin, &w);
-		goto done;
+	} else if (!err) {
+		/*
+		 * Every unit, where go_dwarf's index of copies takes the Go
+		 * ones only: a pattern may select a C function of a cgo
+		 * binary, whose copies are probed as Go's are (gotrace
+		 * prints their arguments <optimized out>: go_dwarf reads
+		 * locations by gc's rules alone).
+		 */
+		err = go_dwarf__walk_inlines(bin, GO_DWARF_ALL_UNITS,
+					     dwarf_site, &w);
 	}
-	if (err)
-		return err;
-	while (!err && (ret = dwarf_get_units(dw, cu, &cu, NULL, NULL,
-					      &cu_die, NULL)) == 0)
-		err = walk_unit(&w, &cu_die);
-	if (!err && ret < 0)
-		err = dwarf_fail("bad unit header");
-	free(w.stack);
-done:
 	if (err) {
 		inline_sites__free(out);
 		return err;
