@@ -131,7 +131,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 	}
 	/* type pair struct { a int; s string }; func splitStruct(p pair,
 	 * k int) int */
-	if (sig_of(f, "main.splitStruct", &s) && s.nparams == 2) {
+	if (sig_of(f, "main.splitStruct", &s))
+		CHECK_EQ_INT(s.nparams, 2);
+	if (s.nparams == 2) {
 		CHECK_VAR(s.params[0], "p", GO_KIND_STRUCT, 24);
 		t = s.params[0].type;
 		if (t) {
@@ -148,7 +150,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 		}
 	}
 	/* func stackArray(v [3]int, k int) int */
-	if (sig_of(f, "main.stackArray", &s) && s.nparams == 2) {
+	if (sig_of(f, "main.stackArray", &s))
+		CHECK_EQ_INT(s.nparams, 2);
+	if (s.nparams == 2) {
 		CHECK_VAR(s.params[0], "v", GO_KIND_ARRAY, 24);
 		t = s.params[0].type;
 		if (t) {
@@ -183,7 +187,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 		}
 	}
 	/* func byteLen(b []byte, extra int) int */
-	if (sig_of(f, "main.byteLen", &s) && s.nparams == 2) {
+	if (sig_of(f, "main.byteLen", &s))
+		CHECK_EQ_INT(s.nparams, 2);
+	if (s.nparams == 2) {
 		CHECK_VAR(s.params[0], "b", GO_KIND_SLICE, 24);
 		t = s.params[0].type;
 		if (t) {
@@ -215,7 +221,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 	}
 	/* type celsius int; func (c celsius) toF(scale int) int. gccgo
 	 * passes a value receiver by reference, and DWARF says so. */
-	if (sig_of(f, "main.celsius.toF", &s) && s.nparams == 2) {
+	if (sig_of(f, "main.celsius.toF", &s))
+		CHECK_EQ_INT(s.nparams, 2);
+	if (s.nparams == 2) {
 		t = s.params[0].type;
 		if (gccgo) {
 			CHECK_VAR(s.params[0], "pointer", GO_KIND_PTR, 8);
@@ -231,7 +239,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 	/* type url struct{ Host, Path string }; type request struct {
 	 * Method string; URL *url; Body []byte; ID int }; handle(r *request):
 	 * the chain r.URL.Path */
-	if (sig_of(f, "main.handle", &s) && s.nparams == 1) {
+	if (sig_of(f, "main.handle", &s))
+		CHECK_EQ_INT(s.nparams, 1);
+	if (s.nparams == 1) {
 		CHECK_VAR(s.params[0], "r", GO_KIND_PTR, 8);
 		t = s.params[0].type ? s.params[0].type->elem : NULL;
 		CHECK_TYPE(t, GO_KIND_STRUCT, 56);
@@ -249,6 +259,8 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 			CHECK(!"main.request has 4 fields");
 			t = NULL;
 		}
+		if (t)
+			CHECK_EQ_INT(t->nfields, 2);
 		if (t && t->nfields == 2) {
 			CHECK_EQ_STR(t->fields[1].name, "Path");
 			CHECK_EQ_INT(t->fields[1].offset, 16);
@@ -256,7 +268,9 @@ static void check_args_sigs(struct fixture *f, bool gccgo)
 		}
 	}
 	/* func ifaces(e interface{}, err error) int */
-	if (sig_of(f, "main.ifaces", &s) && s.nparams == 2) {
+	if (sig_of(f, "main.ifaces", &s))
+		CHECK_EQ_INT(s.nparams, 2);
+	if (s.nparams == 2) {
 		CHECK_VAR(s.params[0], "e", GO_KIND_EFACE, 16);
 		CHECK_VAR(s.params[1], "err", GO_KIND_IFACE, 16);
 	}
@@ -284,12 +298,16 @@ TEST(gccgo_signatures)
 		return;
 	check_args_sigs(&f, true);
 	/* func divmod(x, y int) (int, int): unnamed results, by position */
-	if (sig_of(&f, "main.divmod", &s) && s.nresults == 2) {
+	if (sig_of(&f, "main.divmod", &s))
+		CHECK_EQ_INT(s.nresults, 2);
+	if (s.nresults == 2) {
 		CHECK_VAR(s.results[0], "~r0", GO_KIND_INT, 8);
 		CHECK_VAR(s.results[1], "~r1", GO_KIND_INT, 8);
 	}
 	/* func greet(...) string: one result, no struct */
-	if (sig_of(&f, "main.greet", &s) && s.nresults == 1)
+	if (sig_of(&f, "main.greet", &s))
+		CHECK_EQ_INT(s.nresults, 1);
+	if (s.nresults == 1)
 		CHECK_EQ_STR(s.results[0].name, "~r0");
 	close_fixture(&f);
 }
