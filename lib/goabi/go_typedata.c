@@ -10,13 +10,10 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "goabi/go_typedata.h"
+#include "gobin/abi_type.h"
 #include "gobin/pclntab.h"
 #include "gobin/reflect_kind.h"
 
-#define TYPE_SIZE	48
-#define TYPE_TFLAG	20
-#define TYPE_KIND	23
-#define TYPE_ALIGN	21
 #define FIELD_SIZE	24
 #define MAX_FIELDS	4096
 #define MAX_DEPTH	64
@@ -277,14 +274,14 @@ static int build_scalar(struct go_type *ty, unsigned int kind)
 static int build(struct go_typedata *t, uint64_t addr, const uint8_t *d,
 		 struct go_type *ty, int depth)
 {
-	unsigned int kind = d[TYPE_KIND] & REFLECT_KIND_MASK;
+	unsigned int kind = d[ABI_TYPE_KIND] & REFLECT_KIND_MASK;
 	const uint8_t *x;
 
 	ty->size = get_u64(d);
-	ty->align = d[TYPE_ALIGN];
+	ty->align = d[ABI_TYPE_ALIGN];
 	if (!build_scalar(ty, kind))
 		return 0;
-	if (!(x = at(t, addr, TYPE_SIZE + 24)))
+	if (!(x = at(t, addr, ABI_TYPE_SIZE + 24)))
 		return bad(t, addr, "is cut short");
 	switch (kind) {
 	/* what cannot be described (the runtime's [1 << 50]byte behind a
@@ -320,7 +317,7 @@ static int build(struct go_typedata *t, uint64_t addr, const uint8_t *d,
 static int type_at(struct go_typedata *t, uint64_t addr, int depth,
 		   const struct go_type **out)
 {
-	const uint8_t *d = at(t, addr, TYPE_SIZE);
+	const uint8_t *d = at(t, addr, ABI_TYPE_SIZE);
 	struct node *n;
 	const char *name;
 	struct memo *m;
@@ -453,7 +450,7 @@ static int index_names(struct go_typedata *t)
 	uint64_t a;
 	int err;
 
-	for (a = (t->start + 7) & ~7ULL; a + TYPE_SIZE <= t->end; a += 8) {
+	for (a = (t->start + 7) & ~7ULL; a + ABI_TYPE_SIZE <= t->end; a += 8) {
 		if (go_rtypes__name(t->r, a, &name))
 			continue;
 		err = gt_ensure_mem((void **)&t->names, &cap, sizeof(*t->names),
@@ -543,8 +540,6 @@ int go_typedata__all(struct go_typedata *t,
 	return err;
 }
 
-#define TFLAG_UNCOMMON	1
-#define TYPE_PTR_TO_THIS 44
 #define UNCOMMON_SIZE	16
 #define METHOD_SIZE	16
 
@@ -552,7 +547,7 @@ int go_typedata__all(struct go_typedata *t,
  * change their layout between versions and carry no methods of note: 0). */
 static uint64_t uncommon_at(const uint8_t *d)
 {
-	switch (d[TYPE_KIND] & REFLECT_KIND_MASK) {
+	switch (d[ABI_TYPE_KIND] & REFLECT_KIND_MASK) {
 	case REFLECT_KIND_ARRAY: return 72;
 	case REFLECT_KIND_CHAN: return 64;
 	case REFLECT_KIND_FUNC: return 56;
@@ -561,7 +556,7 @@ static uint64_t uncommon_at(const uint8_t *d)
 	case REFLECT_KIND_POINTER:
 	case REFLECT_KIND_SLICE: return 56;
 	case REFLECT_KIND_STRUCT: return 80;
-	default: return TYPE_SIZE;
+	default: return ABI_TYPE_SIZE;
 	}
 }
 
@@ -577,10 +572,10 @@ static int cmp_method(const void *a, const void *b)
 static const uint8_t *method_table(const struct go_typedata *t, uint64_t addr,
 				   size_t *n)
 {
-	const uint8_t *d = at(t, addr, TYPE_SIZE), *u;
+	const uint8_t *d = at(t, addr, ABI_TYPE_SIZE), *u;
 	uint64_t uoff;
 
-	if (!d || !(d[TYPE_TFLAG] & TFLAG_UNCOMMON) || !(uoff = uncommon_at(d)) ||
+	if (!d || !(d[ABI_TYPE_TFLAG] & ABI_TFLAG_UNCOMMON) || !(uoff = uncommon_at(d)) ||
 	    !(u = at(t, addr + uoff, UNCOMMON_SIZE)))
 		return NULL;
 	*n = get_u16(u + 4);
@@ -648,7 +643,7 @@ static int index_methods(struct go_typedata *t, const struct go_binary *bin)
 		addr = t->names[i].addr;
 		m = method_table(t, addr, &n);
 		ptr_to = (int32_t)get_u32(t->data + (addr - t->start) +
-					  TYPE_PTR_TO_THIS);
+					  ABI_TYPE_PTR_TO_THIS);
 		for (j = 0; m && j < n; j++, m += METHOD_SIZE) {
 			if (!method_at(m, &mtyp, &ifn, &tfn))
 				continue;
@@ -676,17 +671,17 @@ static int index_methods(struct go_typedata *t, const struct go_binary *bin)
 static int func_types(struct go_typedata *t, uint64_t fn, bool results,
 		      const struct go_type ***out, size_t *n)
 {
-	const uint8_t *d = at(t, fn, TYPE_SIZE + 8), *p;
+	const uint8_t *d = at(t, fn, ABI_TYPE_SIZE + 8), *p;
 	uint64_t in, outc, first;
 	const struct go_type **v;
 	size_t i;
 	int err;
 
-	if (!d || (d[TYPE_KIND] & REFLECT_KIND_MASK) != REFLECT_KIND_FUNC)
+	if (!d || (d[ABI_TYPE_KIND] & REFLECT_KIND_MASK) != REFLECT_KIND_FUNC)
 		return bad(t, fn, "is not a func type");
 	in = get_u16(d + 48);
 	outc = get_u16(d + 50) & 0x7fff;
-	first = fn + 56 + (d[TYPE_TFLAG] & TFLAG_UNCOMMON ? UNCOMMON_SIZE : 0);
+	first = fn + 56 + (d[ABI_TYPE_TFLAG] & ABI_TFLAG_UNCOMMON ? UNCOMMON_SIZE : 0);
 	*n = results ? outc : in;
 	p = at(t, first + (results ? in : 0) * 8, *n * 8);
 	if (!p)

@@ -4,10 +4,7 @@
  * from runtime/type.go (to 1.20) and internal/abi/type.go (1.21-1.27), the
  * same on amd64 and arm64:
  *
- *   rtype / abi.Type, 48 bytes: size u64 @0, ptrdata u64 @8, hash u32 @16,
- *     tflag u8 @20, align u8 @21, fieldAlign u8 @22, kind u8 @23 (kind in
- *     the low 5 bits, 1 Bool .. 26 UnsafePointer), equal @24, gcdata @32,
- *     str nameOff int32 @40, ptrToThis typeOff int32 @44.
+ *   rtype / abi.Type: its header as gobin/abi_type.h lays it out.
  *   str is an offset from moduledata.types to a name: a flag byte, the
  *     length (1.17+: a uvarint; before: 2 bytes big-endian), the bytes.
  *   tflagExtraStar (1 << 1): the stored name has a '*' in front that the
@@ -23,17 +20,11 @@
 #include <string.h>
 #include "core/byteorder.h"
 #include "core/error.h"
+#include "gobin/abi_type.h"
 #include "gobin/go_moduledata.h"
 #include "gobin/go_rtype.h"
 #include "gobin/reflect_kind.h"
 
-#define RTYPE_SIZE	48
-#define RTYPE_TFLAG	20
-#define RTYPE_ALIGN	21
-#define RTYPE_FIELD_ALIGN 22
-#define RTYPE_KIND	23
-#define RTYPE_STR	40
-#define TFLAG_EXTRA_STAR (1 << 1)
 
 struct name_slot {
 	uint64_t addr;		/* 0: empty */
@@ -204,10 +195,10 @@ static int check_header(const struct go_rtypes *r, uint64_t addr,
 			const uint8_t *t)
 {
 	uint64_t size = get_u64(t), ptrdata = get_u64(t + 8);
-	uint8_t kind = t[RTYPE_KIND] & REFLECT_KIND_MASK;
+	uint8_t kind = t[ABI_TYPE_KIND] & REFLECT_KIND_MASK;
 
 	if (!kind || kind > REFLECT_KIND_UNSAFE_POINTER ||
-	    !pow2(t[RTYPE_ALIGN]) || !pow2(t[RTYPE_FIELD_ALIGN]) ||
+	    !pow2(t[ABI_TYPE_ALIGN]) || !pow2(t[ABI_TYPE_FIELD_ALIGN]) ||
 	    ptrdata > size)
 		return gt_error(-ENOENT, "%s: no type at 0x%llx", r->path,
 				(unsigned long long)addr);
@@ -256,7 +247,7 @@ static int decode(const struct go_rtypes *r, uint64_t addr, char **out)
 
 	err = check_header(r, addr, t);
 	if (!err)
-		err = read_name(r, addr, (int32_t)get_u32(t + RTYPE_STR), &s, &len);
+		err = read_name(r, addr, (int32_t)get_u32(t + ABI_TYPE_STR), &s, &len);
 	if (err)
 		return err;
 	for (i = 0; i < len; i++)
@@ -264,7 +255,7 @@ static int decode(const struct go_rtypes *r, uint64_t addr, char **out)
 			return gt_error(-EINVAL,
 					"%s: the type at 0x%llx has a name with control bytes",
 					r->path, (unsigned long long)addr);
-	if (t[RTYPE_TFLAG] & TFLAG_EXTRA_STAR) {
+	if (t[ABI_TYPE_TFLAG] & ABI_TFLAG_EXTRA_STAR) {
 		if (len < 2 || s[0] != '*')
 			return gt_error(-EINVAL,
 					"%s: the type at 0x%llx lacks the '*' its flags promise",
@@ -284,7 +275,7 @@ int go_rtypes__name(struct go_rtypes *r, uint64_t addr, const char **name)
 	int err;
 
 	if (addr < r->types || addr > r->etypes || addr % 8 ||
-	    r->etypes - addr < RTYPE_SIZE)
+	    r->etypes - addr < ABI_TYPE_SIZE)
 		return gt_error(-ENOENT, "%s: 0x%llx is not in the type data",
 				r->path, (unsigned long long)addr);
 	*name = cached(r, addr);

@@ -47,6 +47,10 @@ static void piece_str(const struct go_abi_piece *p, char *buf, size_t len)
 		snprintf(buf, len, "[%s+%" PRId64 "]/%" PRIu32 "@%" PRIu64,
 			 reg, p->mem_offset, p->size, p->value_offset);
 		break;
+	case GO_PIECE_NONE:
+		snprintf(buf, len, "none/%" PRIu32 "@%" PRIu64, p->size,
+			 p->value_offset);
+		break;
 	}
 }
 
