@@ -105,7 +105,9 @@ our_progs() {
 # No link of ours may survive a tool: no uprobe_multi link at all (bpftool
 # 7.1 calls the type 12), no other link (a perf event, the scheduler's
 # tracepoint) running one of our programs. A bpftool that cannot list
-# links fails the check, loudly.
+# links fails the check, loudly. Links belong to the machine, not to a
+# process bpftool 7.1 names: the check takes no other tracer to run
+# meanwhile (as in CI; not beside another test run).
 no_links_left() {
 	local links progs left
 	if ! links=$(bpftool -j link list 2>&1) || ! progs=$(bpftool -j prog list 2>&1); then
