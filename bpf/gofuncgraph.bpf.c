@@ -53,39 +53,50 @@ struct {
 	__type(value, struct graph_state);
 } states SEC(".maps");
 
-/* Fill the event E, now. ID: the process and thread
- * (bpf_get_current_pid_tgid()'s form). */
-static __always_inline void event_fill(struct graph_event *e, __u64 id,
-				       const struct graph_key *key, __u64 frame,
-				       __u32 func, __u8 kind, __u8 flags)
+/* An event of KIND and FLAGS on KEY's goroutine, on the thread of ID
+ * (bpf_get_current_pid_tgid()'s form); the caller names the call (frame,
+ * func) or the wait (wait_ns, slot), and send() stamps it. */
+static __always_inline struct graph_event event_of(__u64 id,
+						   const struct graph_key *key,
+						   __u8 kind, __u8 flags)
 {
-	e->ts = bpf_ktime_get_ns();
-	e->goid = key->goid;
-	e->frame = frame;
-	e->func = func;
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	e->kind = kind;
-	e->flags = flags;
-	e->pad = 0;
+	return (struct graph_event){
+		.goid = key->goid,
+		.pid = id >> 32,
+		.tid = (__u32)id,
+		.kind = kind,
+		.flags = flags,
+	};
 }
 
-/* Send an event (event_fill()'s arguments); false when the ring buffer is
- * full (counted). */
-static __always_inline bool send(__u64 id, const struct graph_key *key,
-				 __u64 frame, __u32 func, __u8 kind, __u8 flags)
+/* A call's entry or exit (KIND): of FUNC, at FRAME. */
+static __always_inline struct graph_event call_event(__u64 id,
+						     const struct graph_key *key,
+						     __u64 frame, __u32 func,
+						     __u8 kind, __u8 flags)
 {
-	struct graph_event *e;
+	struct graph_event e = event_of(id, key, kind, flags);
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
+	e.frame = frame;
+	e.func = func;
+	return e;
+}
+
+/* Send E, stamped now; false when the ring buffer is full (counted). */
+static __always_inline bool send(const struct graph_event *e)
+{
+	struct graph_event *out;
+
+	out = bpf_ringbuf_reserve(&events, sizeof(*out), 0);
+	if (!out) {
 		events__lost();
 		return false;
 	}
-	event_fill(e, id, key, frame, func, kind, flags);
+	*out = *e;
+	out->ts = bpf_ktime_get_ns();
 	/* (a wakeup per event would also show in the traced goroutines'
 	 * trees, as runnable (CPU)) */
-	bpf_ringbuf_submit(e, events__wakeup());
+	bpf_ringbuf_submit(out, events__wakeup());
 	return true;
 }
 
@@ -101,20 +112,20 @@ static __always_inline void send_stack(struct pt_regs *ctx, __u64 cookie,
 		events__lost();
 		return;
 	}
-	event_fill(&s->head, id, key, 0, 0, GRAPH_STACK, 0);
+	s->head = event_of(id, key, GRAPH_STACK, 0);
+	s->head.ts = bpf_ktime_get_ns();
 	s->start_code = BPF_CORE_READ(task, mm, start_code);
 	s->nframes = user_stack__read(ctx, cookie, frame_pointers, s->frames);
 	s->pad = 0;
 	bpf_ringbuf_submit(s, events__wakeup());
 }
 
-/* An event inside the root of ST, within its budget; else the root is
+/* E, an event inside the root of ST, within its budget; else the root is
  * marked cut. */
-static __always_inline void record(struct graph_state *st, __u64 id,
-				   const struct graph_key *key, __u64 frame,
-				   __u32 func, __u8 kind)
+static __always_inline void record(struct graph_state *st,
+				   const struct graph_event *e)
 {
-	if (st->nevents < max_events && send(id, key, frame, func, kind, 0))
+	if (st->nevents < max_events && send(e))
 		st->nevents++;
 	else
 		st->cut = 1;
@@ -126,14 +137,17 @@ static __always_inline void gstate__closed(const struct gstate_key *gkey,
 {
 	struct graph_key key = { .goid = gs->goid, .tgid = gkey->tgid };
 	struct graph_state *st;
+	struct graph_event e;
 
 	if (gs->part == GSTATE_ON_CPU)
 		return;
 	st = bpf_map_lookup_elem(&states, &key);
-	if (st)
-		record(st, (__u64)gkey->tgid << 32 | gs->tid, &key,
-		       now > gs->since ? now - gs->since : 0, gs->part,
-		       GRAPH_WAIT);
+	if (!st)
+		return;
+	e = event_of((__u64)gkey->tgid << 32 | gs->tid, &key, GRAPH_WAIT, 0);
+	e.wait_ns = now > gs->since ? now - gs->since : 0;
+	e.slot = gs->part;
+	record(st, &e);
 }
 
 /* The goroutine at this probe (its id in *GOID: gccgo's first stack
@@ -157,6 +171,7 @@ int graph_entry(struct pt_regs *ctx)
 	struct graph_key key = { .tgid = id >> 32 };
 	struct graph_state *st, fresh = { 0 };
 	__u32 func = COOKIE_INDEX(cookie);
+	struct graph_event e;
 	__u64 frame, g;
 	__u8 *root;
 
@@ -168,7 +183,8 @@ int graph_entry(struct pt_regs *ctx)
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
 	 * it; one at or above it means that root was unwound */
 	if (st && frame > st->root_frame) {
-		record(st, id, &key, frame, func, GRAPH_ENTRY);
+		e = call_event(id, &key, frame, func, GRAPH_ENTRY, 0);
+		record(st, &e);
 		return 0;
 	}
 	root = bpf_map_lookup_elem(&roots, &func);
@@ -179,7 +195,8 @@ int graph_entry(struct pt_regs *ctx)
 	fresh.nevents = 1;
 	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
 		return 0;
-	send(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	e = call_event(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	send(&e);
 	if (user_stack)
 		send_stack(ctx, cookie, id, &key);
 	if (waits) {
@@ -201,6 +218,7 @@ int graph_exit(struct pt_regs *ctx)
 	struct graph_key key = { .tgid = id >> 32 };
 	__u32 func = COOKIE_INDEX(cookie);
 	struct graph_state *st;
+	struct graph_event e;
 	__u64 frame, g;
 
 	if (other_process(id) || !overhead__hit(cookie, false))
@@ -211,8 +229,9 @@ int graph_exit(struct pt_regs *ctx)
 	if (!st)
 		return 0;
 	if (frame == st->root_frame && func == st->root_func) {
-		send(id, &key, frame, func, GRAPH_EXIT,
-		     GRAPH_ROOT | (st->cut ? GRAPH_CUT : 0));
+		e = call_event(id, &key, frame, func, GRAPH_EXIT,
+			       GRAPH_ROOT | (st->cut ? GRAPH_CUT : 0));
+		send(&e);
 		bpf_map_delete_elem(&states, &key);
 		if (waits) {
 			struct gstate_key gkey = { .g = g, .tgid = key.tgid };
@@ -223,8 +242,10 @@ int graph_exit(struct pt_regs *ctx)
 		}
 		return 0;
 	}
-	if (frame > st->root_frame)	/* inside the root */
-		record(st, id, &key, frame, func, GRAPH_EXIT);
+	if (frame > st->root_frame) {	/* inside the root */
+		e = call_event(id, &key, frame, func, GRAPH_EXIT, 0);
+		record(st, &e);
+	}
 	return 0;
 }
 

@@ -9,9 +9,7 @@
 enum graph_event_kind {
 	GRAPH_ENTRY,
 	GRAPH_EXIT,
-	GRAPH_WAIT,	/* the goroutine was not running: func is the slot
-			 * (enum gstate_part, parked + reason), frame the
-			 * wait's duration, ts its end */
+	GRAPH_WAIT,	/* the goroutine was not running, until ts */
 	GRAPH_STACK,	/* -U: a struct graph_stack, the user stack at a
 			 * root's entry */
 };
@@ -20,13 +18,23 @@ enum graph_event_kind {
 #define GRAPH_CUT	2	/* (root exit) events were dropped: over the
 				 * root's budget, or the ring buffer full */
 
-/* One call, return or wait on a goroutine inside a root call. */
+/* One call, return or wait on a goroutine inside a root call. A call's
+ * entry or exit (GRAPH_ENTRY, GRAPH_EXIT) names its function and frame; a
+ * wait (GRAPH_WAIT), in the same places, its duration and state. */
 struct graph_event {
 	__u64 ts;		/* bpf_ktime_get_ns() */
 	__u64 goid;		/* gccgo: the first stack segment */
-	__u64 frame;		/* stack.hi - SP: the frame's depth (gccgo:
-				 * split_stack_frame()'s) */
-	__u32 func;		/* the cookie's index: a row of the tool */
+	union {
+		__u64 frame;	/* a call: stack.hi - SP, the frame's depth
+				 * (gccgo: split_stack_frame()'s) */
+		__u64 wait_ns;	/* a wait: how long it was; ts is its end */
+	};
+	union {
+		__u32 func;	/* a call: the cookie's index, a row of the
+				 * tool */
+		__u32 slot;	/* a wait: the state, enum gstate_part
+				 * (parked + the wait reason) */
+	};
 	__u32 pid;
 	__u32 tid;
 	__u8 kind;

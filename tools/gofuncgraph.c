@@ -259,9 +259,9 @@ static int tree_wait(struct tree *t, const struct graph_event *e)
 			    t->n + 1);
 	if (err)
 		return err;
-	t->nodes[t->n++] = (struct node){ .wait = true, .func = e->func,
+	t->nodes[t->n++] = (struct node){ .wait = true, .func = e->slot,
 					  .depth = t->nopen,
-					  .start = e->ts - e->frame,
+					  .start = e->ts - e->wait_ns,
 					  .end = e->ts };
 	return 0;
 }
@@ -498,7 +498,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (e->kind == GRAPH_WAIT) {
 		t = tree_of(g, e->goid, false);
-		return t && e->func < GSTATE_NSLOTS ? tree_wait(t, e) : 0;
+		return t && e->slot < GSTATE_NSLOTS ? tree_wait(t, e) : 0;
 	}
 	if (e->kind == GRAPH_STACK) {
 		const struct graph_stack *st = data;
