@@ -6,14 +6,9 @@
  * Every function of the patterns (the root's package by default) gets an
  * entry probe and one on each exit (lib/probe/call_probes.h); BPF sends
  * the calls and returns on a goroutine while a root call runs on it (see
- * bpf/gofuncgraph.bpf.c). Here each goroutine's events build its tree:
- * an entry opens a node under the innermost open one, an exit closes the
- * open node of its function and frame depth, and the nodes above it that
- * never returned (a panic unwound them) are closed there and marked. The
- * root's exit ends the tree, printed if it took at least -t. A wait (the
- * goroutine parked, runnable, in a system call) comes when it ends, and
- * goes under the innermost open call: the goroutine made no call and no
- * return while it waited.
+ * bpf/gofuncgraph.bpf.c), and its waits. Here each goroutine's events
+ * build its tree (lib/graph/call_tree.h), printed when its root returns if
+ * it took at least -t.
  */
 #include <argp.h>
 #include <errno.h>
@@ -25,8 +20,8 @@
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/json.h"
-#include "core/mem.h"
 #include "elf/elf_file.h"
+#include "graph/call_tree.h"
 #include "goabi/goroutine.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
@@ -162,30 +157,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* One call or wait of a tree, in the order they began. */
-struct node {
-	bool wait;	/* a wait: func is its slot (bpf/gstate.h) */
-	__u32 func;
-	unsigned int depth;	/* the root is 0 */
-	__u64 frame;
-	__u64 start, end;	/* end 0: still open */
-	bool unwound;		/* closed by a return further up */
-};
-
-/* The tree being recorded on one goroutine. */
-struct tree {
-	__u64 goid;
-	__u32 pid, tid;
-	__u64 stack[STACK_MAX_FRAMES];	/* -U: at the root's entry */
-	__u32 nstack;
-	__u64 start_code;
-	struct node *nodes;
-	size_t n, cap;
-	size_t *open;		/* indexes of the open nodes, innermost last */
-	size_t nopen, open_cap;
-	struct tree *next;
-};
-
 struct grapher {
 	const struct call_probes *cp;
 	const struct gstate_tracker *tracker;	/* NULL: --no-waits */
@@ -193,103 +164,10 @@ struct grapher {
 	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
 	bool no_goids;		/* gccgo: goroutines are told apart by their
 				 * stacks, their ids are out of reach */
-	struct tree *trees;	/* one per goroutine inside a root */
+	struct call_trees trees;	/* one per goroutine inside a root */
 	struct timespec mono, wall;	/* the same moment on both clocks */
 	long nroots;
 };
-
-static struct tree *tree_of(struct grapher *g, __u64 goid, bool create)
-{
-	struct tree *t;
-
-	for (t = g->trees; t; t = t->next)
-		if (t->goid == goid)
-			return t;
-	if (!create)
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->goid = goid;
-	t->next = g->trees;
-	g->trees = t;
-	return t;
-}
-
-static void tree_free(struct grapher *g, struct tree *t)
-{
-	struct tree **p;
-
-	for (p = &g->trees; *p; p = &(*p)->next) {
-		if (*p == t) {
-			*p = t->next;
-			break;
-		}
-	}
-	free(t->nodes);
-	free(t->open);
-	free(t);
-}
-
-static int tree_enter(struct tree *t, const struct graph_event *e)
-{
-	int err;
-
-	err = gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
-			    t->n + 1);
-	if (!err)
-		err = gt_ensure_mem((void **)&t->open, &t->open_cap,
-				    sizeof(*t->open), t->nopen + 1);
-	if (err)
-		return err;
-	t->nodes[t->n] = (struct node){ .func = e->func, .depth = t->nopen,
-					.frame = e->frame, .start = e->ts };
-	t->open[t->nopen++] = t->n++;
-	return 0;
-}
-
-/* A wait under the innermost open call. */
-static int tree_wait(struct tree *t, const struct graph_event *e)
-{
-	int err;
-
-	if (!t->nopen)
-		return 0;
-	err = gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
-			    t->n + 1);
-	if (err)
-		return err;
-	t->nodes[t->n++] = (struct node){ .wait = true, .func = e->slot,
-					  .depth = t->nopen,
-					  .start = e->ts - e->wait_ns,
-					  .end = e->ts };
-	return 0;
-}
-
-/* Close the open node of E's function and frame, and the nodes opened
- * after it, which a panic unwound. An exit of no open node is ignored. */
-static void tree_exit(struct tree *t, const struct graph_event *e)
-{
-	size_t k = t->nopen;
-
-	while (k > 0) {
-		const struct node *nd = &t->nodes[t->open[k - 1]];
-
-		if (!nd->wait && nd->func == e->func && nd->frame == e->frame)
-			break;
-		k--;
-	}
-	if (!k)
-		return;
-	while (t->nopen >= k) {
-		struct node *nd = &t->nodes[t->open[--t->nopen]];
-
-		nd->end = e->ts;
-		nd->unwound = t->nopen + 1 > k;
-		if (!t->nopen)
-			break;
-	}
-}
 
 /* The wall clock time of monotonic TS. */
 static void wall_time(const struct grapher *g, __u64 ts, char *buf, size_t len)
@@ -304,20 +182,20 @@ static void wall_time(const struct grapher *g, __u64 ts, char *buf, size_t len)
 		 tm.tm_sec, (wall % 1000000000LL) / 1000);
 }
 
-static bool shown(const struct node *nd)
+static bool shown(const struct call_node *nd)
 {
 	return !env.max_depth || nd->depth < (unsigned long)env.max_depth;
 }
 
 /* A node's calls: the nodes after it, deeper, until one that is not. */
-static bool has_calls(const struct tree *t, size_t i)
+static bool has_calls(const struct call_tree *t, size_t i)
 {
 	return i + 1 < t->n && t->nodes[i + 1].depth > t->nodes[i].depth &&
 	       shown(&t->nodes[i + 1]);
 }
 
 /* The closing brace of a call with calls, with its duration. */
-static void print_close(const struct node *o)
+static void print_close(const struct call_node *o)
 {
 	if (!o->end)
 		printf(" %15s |  %*s} (cut)\n", "", 2 * o->depth, "");
@@ -346,19 +224,19 @@ static const char *wait_event(const struct grapher *g, __u32 slot,
 	return "parked";
 }
 
-static void print_text_wait(const struct grapher *g, const struct node *nd)
+static void print_text_wait(const struct grapher *g, const struct call_node *nd)
 {
-	const char *reason, *event = wait_event(g, nd->func, &reason);
+	const char *reason, *event = wait_event(g, nd->slot, &reason);
 
 	printf(" %12.3f us |  %*s/* %s%s%s%s */\n",
 	       (nd->end - nd->start) / 1000.0, 2 * nd->depth, "", event,
-	       *reason ? (nd->func >= GSTATE_PARKED ? ": " : " (") : "",
-	       reason, *reason && nd->func < GSTATE_PARKED ? ")" : "");
+	       *reason ? (nd->slot >= GSTATE_PARKED ? ": " : " (") : "",
+	       reason, *reason && nd->slot < GSTATE_PARKED ? ")" : "");
 }
 
-static void print_text(const struct grapher *g, const struct tree *t, bool cut)
+static void print_text(const struct grapher *g, const struct call_tree *t)
 {
-	const struct node *root = &t->nodes[0];
+	const struct call_node *root = &t->nodes[0];
 	size_t stack[4096], nstack = 0, i;
 	char start[32];
 
@@ -370,7 +248,7 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 		printf("%llu", (unsigned long long)t->goid);
 	printf(" pid=%u tid=%u start=%s dur=%.3f us%s", t->pid, t->tid, start,
 	       (root->end - root->start) / 1000.0,
-	       cut ? " (cut: more than -M events)" : "");
+	       t->cut ? " (cut: more than -M events)" : "");
 	if (g->limit && g->limit->ndetached)
 		printf(" (partial: %zu function%s detached over --max-overhead)",
 		       g->limit->ndetached, g->limit->ndetached == 1 ? "" : "s");
@@ -379,7 +257,7 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 		user_stack__print(g->tb, stdout, false, t->pid, t->start_code,
 				  t->stack, t->nstack);
 	for (i = 0; i < t->n; i++) {
-		const struct node *nd = &t->nodes[i];
+		const struct call_node *nd = &t->nodes[i];
 
 		/* close what ended before this call */
 		while (nstack && t->nodes[stack[nstack - 1]].depth >= nd->depth)
@@ -407,12 +285,12 @@ static void print_text(const struct grapher *g, const struct tree *t, bool cut)
 	printf("\n");
 }
 
-static size_t print_json_node(const struct grapher *g, const struct tree *t,
+static size_t print_json_node(const struct grapher *g, const struct call_tree *t,
 			      size_t i);
 
 /* The calls from node K on deeper than DEPTH, as a JSON array; the index
  * after them. */
-static size_t print_json_calls(const struct grapher *g, const struct tree *t,
+static size_t print_json_calls(const struct grapher *g, const struct call_tree *t,
 			       size_t k, unsigned int depth)
 {
 	bool first = true;
@@ -432,15 +310,15 @@ static size_t print_json_calls(const struct grapher *g, const struct tree *t,
 }
 
 /* Node I and its calls as JSON; the index after them. */
-static size_t print_json_node(const struct grapher *g, const struct tree *t,
+static size_t print_json_node(const struct grapher *g, const struct call_tree *t,
 			      size_t i)
 {
-	const struct node *nd = &t->nodes[i];
+	const struct call_node *nd = &t->nodes[i];
 	const char *reason, *event;
 	size_t k;
 
 	if (nd->wait) {
-		event = wait_event(g, nd->func, &reason);
+		event = wait_event(g, nd->slot, &reason);
 		printf("{\"event\":\"%s\",\"reason\":", event);
 		json_print_string(stdout, reason);
 		printf(",\"dur_ns\":%llu}",
@@ -461,9 +339,9 @@ static size_t print_json_node(const struct grapher *g, const struct tree *t,
 	return k;
 }
 
-static void print_json(const struct grapher *g, const struct tree *t, bool cut)
+static void print_json(const struct grapher *g, const struct call_tree *t)
 {
-	const struct node *root = &t->nodes[0];
+	const struct call_node *root = &t->nodes[0];
 
 	if (g->no_goids)
 		printf("{\"goid\":null");
@@ -474,7 +352,7 @@ static void print_json(const struct grapher *g, const struct tree *t, bool cut)
 	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s",
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),
-	       cut ? ",\"cut\":true" : "");
+	       t->cut ? ",\"cut\":true" : "");
 	if (g->limit && g->limit->ndetached)
 		printf(",\"partial\":true,\"detached\":%zu", g->limit->ndetached);
 	if (env.user_stack) {
@@ -492,63 +370,29 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct grapher *g = ctx;
 	const struct graph_event *e = data;
-	struct tree *t;
+	struct call_tree *t;
 
 	if (size < sizeof(*e))
 		return 0;
-	if (e->kind == GRAPH_WAIT) {
-		t = tree_of(g, e->goid, false);
-		return t && e->slot < GSTATE_NSLOTS ? tree_wait(t, e) : 0;
-	}
-	if (e->kind == GRAPH_STACK) {
-		const struct graph_stack *st = data;
-
-		t = tree_of(g, e->goid, false);
-		if (!t || size < sizeof(*st))
-			return 0;
-		t->nstack = st->nframes < STACK_MAX_FRAMES ? st->nframes :
-							     STACK_MAX_FRAMES;
-		memcpy(t->stack, st->frames, t->nstack * sizeof(t->stack[0]));
-		t->start_code = st->start_code;
+	switch (e->kind) {
+	case GRAPH_ENTRY:
+		return call_trees__entry(&g->trees, e);
+	case GRAPH_WAIT:
+		return call_trees__wait(&g->trees, e);
+	case GRAPH_STACK:
+		if (size >= sizeof(struct graph_stack))
+			call_trees__stack(&g->trees, data);
 		return 0;
 	}
-	if (e->func >= g->cp->nrows)
-		return 0;
-	if (e->kind == GRAPH_ENTRY && e->flags & GRAPH_ROOT) {
-		/* a new root: whatever was open on this goroutine was unwound
-		 * without reaching its root's return */
-		t = tree_of(g, e->goid, false);
-		if (t)
-			tree_free(g, t);
-		t = tree_of(g, e->goid, true);
-		if (!t)
-			return -ENOMEM;
-		t->pid = e->pid;
-		t->tid = e->tid;
-		return tree_enter(t, e);
-	}
-	t = tree_of(g, e->goid, false);
-	if (!t)
-		return 0;	/* its root began before we attached */
-	if (e->kind == GRAPH_ENTRY)
-		return tree_enter(t, e);
-	/* cut: the calls still open may have returned unseen; they stay
-	 * open (cut), not unwound */
-	if (e->flags & GRAPH_CUT && t->n)
-		t->nodes[0].end = e->ts;
-	else
-		tree_exit(t, e);
-	if (!(e->flags & GRAPH_ROOT))
-		return 0;
-	if (t->n && t->nodes[0].end &&
-	    t->nodes[0].end - t->nodes[0].start >= env.min_ns) {
+	call_trees__exit(&g->trees, e, &t);
+	if (t && t->nodes[0].end - t->nodes[0].start >= env.min_ns) {
 		if (env.tool.json)
-			print_json(g, t, e->flags & GRAPH_CUT);
+			print_json(g, t);
 		else
-			print_text(g, t, e->flags & GRAPH_CUT);
+			print_text(g, t);
 		g->nroots++;
 	}
-	tree_free(g, t);
+	call_tree__free(t);
 	return 0;
 }
 
@@ -712,11 +556,8 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
  * their root function was detached by --max-overhead): not printed. */
 static void report_unfinished(const struct grapher *g)
 {
-	const struct tree *t;
-	size_t n = 0;
+	size_t n = call_trees__in_flight(&g->trees);
 
-	for (t = g->trees; t; t = t->next)
-		n += t->n > 0;
 	if (n)
 		fprintf(stderr, "%s: %zu root call%s still in flight at the end, not printed\n",
 			TOOL, n, n == 1 ? "" : "s");
@@ -740,6 +581,7 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
+	call_trees__init(&g->trees, g->cp->nrows);
 	tool__print_tracing(&env.tool, g->cp->nrows, NULL);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &g->mono);
@@ -851,8 +693,7 @@ int main(int argc, char **argv)
 	overhead_limit__free(&limit);
 	if (env.user_stack)
 		traced_binary__close(&tb);
-	while (g.trees)
-		tree_free(&g, g.trees);
+	call_trees__free(&g.trees);
 	call_probes__free(&cp);
 	free(roots);
 	free(pkg);
