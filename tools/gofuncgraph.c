@@ -20,13 +20,12 @@
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/json.h"
-#include "elf/elf_file.h"
 #include "graph/call_tree.h"
 #include "goabi/goroutine.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
+#include "probe/goexit_probe.h"
 #include "probe/gstate_tracker.h"
-#include "probe/target.h"
 #include "cli/overhead_limit.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
@@ -447,66 +446,17 @@ static int plan(struct call_probes *cp, struct func_probes *fps, size_t nfps,
 			env.patterns[0]);
 }
 
-/* The goroutine layout of the traced program: its executable's, which
- * for gccgo is not libgo.so when the root is libgo's (-p's or -c's
- * executable then). */
-static int find_layout(const struct tool_target *t,
-		       struct goroutine_layout *layout)
+/* The executable of the traced process (-c's, or -p's), in BUF of LEN
+ * bytes; NULL without one. */
+static const char *program_exe(const struct tool_target *t, char *buf,
+			       size_t len)
 {
-	struct go_binary *exe = NULL;
-	char path[64];
-	int err;
-
-	if (!t->bin->is_gccgo || t->bin->elf->program || !t->tgid)
-		return goroutine_layout__find(t->bin, layout);
-	snprintf(path, sizeof(path), "/proc/%d/exe", t->tgid);
-	err = go_binary__open(env.tool.cmd ? t->cmd.path : path, &exe);
-	if (!err && !exe->is_gccgo)
-		err = gt_error(-ENOTSUP, "%s: libgo's functions traced in a program not built by gccgo",
-			       exe->elf->path);
-	if (!err)
-		err = goroutine_layout__find(exe, layout);
-	go_binary__close(exe);
-	return err;
-}
-
-/*
- * gccgo: PROG on libgo's runtime.goexit1, where a goroutine ends (its
- * stack goes to the next one libgo starts): in the traced file (libgo.so,
- * or a program linked with libgo statically), else in the libgo.so of -p's
- * process or the one the loader finds.
- */
-static int attach_goexit(struct bpf_program *prog, const struct tool_target *t,
-			 struct uprobes **out)
-{
-	static const char symbol[] = "runtime.goexit1";
-	struct uprobe_list sites = { 0 };
-	struct elf_file *ef = NULL;
-	const struct elf_file *in = t->bin->elf;
-	char path[4096];
-	uint64_t vaddr, offset;
-	int err;
-
-	snprintf(path, sizeof(path), "%s", t->path);
-	err = elf_file__symbol(in, symbol, &vaddr);
-	if (err) {
-		gt_error_clear();
-		err = target__resolve("go", env.tool.pid, path, sizeof(path));
-		if (!err)
-			err = elf_file__open(path, &ef);
-		in = ef;
-		if (!err)
-			err = elf_file__symbol(in, symbol, &vaddr);
-	}
-	if (!err)
-		err = elf_file__vaddr_to_offset(in, vaddr, &offset);
-	if (!err)
-		err = uprobe_list__add(&sites, offset, 0);
-	if (!err)
-		err = uprobes__attach(prog, path, t->tgid, &sites, out);
-	uprobe_list__free(&sites);
-	elf_file__close(ef);
-	return err;
+	if (!t->tgid)
+		return NULL;
+	if (env.tool.cmd)
+		return t->cmd.path;
+	snprintf(buf, len, "/proc/%d/exe", t->tgid);
+	return buf;
 }
 
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
@@ -611,7 +561,7 @@ int main(int argc, char **argv)
 	struct traced_binary tb = { 0 };
 	struct overhead_limit limit = { 0 }, *limited = NULL;
 	struct grapher g = { .cp = &cp };
-	char *pkg = NULL;
+	char *pkg = NULL, exe[64];
 	__u8 *roots = NULL;
 	size_t i, nfps = 0;
 	int err;
@@ -632,8 +582,11 @@ int main(int argc, char **argv)
 	for (i = 1; i < env.npatterns && !err; i++)
 		err = func_probes__find(target.bin, target.path, env.patterns[i],
 					env.tool.regex, &fps[nfps++]);
+	/* gccgo: the executable's layout, when the root is libgo's */
 	if (!err) {
-		err = find_layout(&target, &layout);
+		err = goroutine_layout__find_in(target.bin,
+						program_exe(&target, exe, sizeof(exe)),
+						&layout);
 		g.no_goids = target.bin->is_gccgo;
 	}
 	if (!err && g.no_goids && !env.no_waits)
@@ -666,8 +619,10 @@ int main(int argc, char **argv)
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
 	if (!err && layout.tls_segment_offset)
-		err = attach_goexit(obj->progs.graph_goexit, &target,
-				    &goexit_probe);
+		err = goexit_probe__attach(obj->progs.graph_goexit,
+					   target.bin->elf, target.path,
+					   env.tool.pid, target.tgid,
+					   &goexit_probe);
 	/* exits before entries: every call seen to begin is seen to end */
 	if (!err)
 		err = uprobes__attach(obj->progs.graph_exit, target.path,

@@ -260,3 +260,21 @@ int goroutine_layout__find(const struct go_binary *bin,
 		return err;
 	return 0;
 }
+
+int goroutine_layout__find_in(const struct go_binary *bin, const char *exe,
+			      struct goroutine_layout *out)
+{
+	struct go_binary *prog = NULL;
+	int err;
+
+	if (!bin->is_gccgo || bin->elf->program || !exe)
+		return goroutine_layout__find(bin, out);
+	err = go_binary__open(exe, &prog);
+	if (!err && !prog->is_gccgo)
+		err = gt_error(-ENOTSUP, "%s: libgo's functions traced in a program not built by gccgo",
+			       prog->elf->path);
+	if (!err)
+		err = goroutine_layout__find(prog, out);
+	go_binary__close(prog);
+	return err;
+}

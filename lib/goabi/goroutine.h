@@ -38,4 +38,14 @@ struct goroutine_layout {
 int goroutine_layout__find(const struct go_binary *bin,
 			   struct goroutine_layout *out);
 
+/*
+ * The layout of the goroutines that run BIN's code in the program whose
+ * executable is the file EXE (NULL: none named): BIN's own, but for a
+ * gccgo library (libgo.so), whose goroutines the executable tells apart:
+ * then EXE's, which must be built by gccgo (else -ENOTSUP and a reason).
+ * A gccgo library without EXE fails as goroutine_layout__find() says.
+ */
+int goroutine_layout__find_in(const struct go_binary *bin, const char *exe,
+			      struct goroutine_layout *out);
+
 #endif

@@ -333,6 +333,49 @@ TEST(gccgo_split_stack_slot)
 	go_binary__close(bin);
 }
 
+/* The layout of the goroutines running a file's code: its own, but for
+ * libgo.so, the executable's, which must be gccgo's. */
+TEST(layout_in_program)
+{
+	struct goroutine_layout l, want;
+	struct go_binary *bin = NULL, *exe = NULL;
+	char libgo[4096] = "";
+	int err;
+
+	/* not libgo: its own, whatever the executable */
+	err = go_binary__open(test_fixture("graph-go1.23-default"), &bin);
+	CHECK_EQ_INT(err, 0);
+	if (!err) {
+		CHECK_EQ_INT(goroutine_layout__find(bin, &want), 0);
+		memset(&l, 0xff, sizeof(l));
+		CHECK_EQ_INT(goroutine_layout__find_in(bin, "/nonexistent", &l), 0);
+		CHECK(!memcmp(&l, &want, sizeof(l)));
+		go_binary__close(bin);
+		bin = NULL;
+	}
+	CHECK(test_libgo_path(libgo, sizeof(libgo)));
+	err = go_binary__open(libgo, &bin);
+	CHECK_EQ_INT(err, 0);
+	if (!err)
+		err = go_binary__open(test_fixture("graph-gccgo"), &exe);
+	CHECK_EQ_INT(err, 0);
+	if (err) {
+		go_binary__close(bin);
+		return;
+	}
+	CHECK_EQ_INT(goroutine_layout__find(exe, &want), 0);
+	CHECK(want.tls_segment_offset != 0);
+	memset(&l, 0xff, sizeof(l));
+	CHECK_EQ_INT(goroutine_layout__find_in(bin, test_fixture("graph-gccgo"), &l), 0);
+	CHECK(!memcmp(&l, &want, sizeof(l)));
+	CHECK_EQ_INT(goroutine_layout__find_in(bin, NULL, &l), -ENOTSUP);
+	CHECK(strstr(gt_last_error(), "is a library") != NULL);
+	CHECK_EQ_INT(goroutine_layout__find_in(bin, test_fixture("graph-go1.23-default"), &l), -ENOTSUP);
+	CHECK(strstr(gt_last_error(), "libgo's functions traced in a program not built by gccgo") != NULL);
+	go_binary__close(exe);
+	go_binary__close(bin);
+}
+
 /* Copy the file SRC to a temporary file; overwrite every occurrence of
  * FROM with TO (same length). Returns the count replaced, or -1. */
 static int copy_patched(const char *src, char *out, size_t out_len,
@@ -435,6 +478,7 @@ int main(void)
 	RUN(tls_offset_equals_objdump);
 	RUN(thirdparty_esbuild);
 	RUN(gccgo_split_stack_slot);
+	RUN(layout_in_program);
 	RUN(version_from_build_version_string);
 	return TEST_SUMMARY();
 }
