@@ -26,6 +26,7 @@
 #include "probe/func_probes.h"
 #include "probe/goexit_probe.h"
 #include "probe/gstate_tracker.h"
+#include "cli/duration.h"
 #include "cli/overhead_limit.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
@@ -107,30 +108,12 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-/* DURATION: a number and a unit (ns us ms s), microseconds without. */
-static unsigned long long parse_duration(const char *arg)
-{
-	static const struct { const char *unit; unsigned long long ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000 }, { "", 1000 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
-	v = strtod(arg, &end);
-	for (i = 0; end != arg && v >= 0 && i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (unsigned long long)(v * units[i].ns);
-	tool__usage_error("invalid duration: %s (such as 10ms, 500us, 2s)", arg);
-	return 0;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 't':
-		env.min_ns = parse_duration(arg);
+		if (duration__parse(arg, &env.min_ns))
+			tool__usage_error("%s", gt_last_error());
 		return 0;
 	case 'D':
 		env.max_depth = tool__parse_positive(arg, "DEPTH");
