@@ -20,7 +20,6 @@
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/json.h"
-#include "graph/call_tree.h"
 #include "goabi/goroutine.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
@@ -31,6 +30,7 @@
 #include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "cli/user_stack.h"
+#include "graph/call_tree.h"
 #include "trace/traced_binary.h"
 #include "gofuncgraph.h"
 #include "gofuncgraph.skel.h"
@@ -366,6 +366,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 			call_trees__stack(&g->trees, data);
 		return 0;
 	}
+	/* GRAPH_EXIT: a root's ends its tree, printed if long enough */
 	call_trees__exit(&g->trees, e, &t);
 	if (t && t->nodes[0].end - t->nodes[0].start >= env.min_ns) {
 		if (env.tool.json)
