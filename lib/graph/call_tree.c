@@ -58,21 +58,23 @@ static void tree_unlink(struct call_trees *ts, struct call_tree *t)
 	}
 }
 
-/* Room for one more node in T. */
-static int tree_grow(struct call_tree *t)
+/* Room for one more node in T, and with OPEN for one more open node. */
+static int tree_grow(struct call_tree *t, bool open)
 {
-	return gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
-			     t->n + 1);
+	int err;
+
+	err = gt_ensure_mem((void **)&t->nodes, &t->cap, sizeof(*t->nodes),
+			    t->n + 1);
+	if (!err && open)
+		err = gt_ensure_mem((void **)&t->open, &t->open_cap,
+				    sizeof(*t->open), t->nopen + 1);
+	return err;
 }
 
 static int tree_enter(struct call_tree *t, const struct graph_event *e)
 {
-	int err;
+	int err = tree_grow(t, true);
 
-	err = tree_grow(t);
-	if (!err)
-		err = gt_ensure_mem((void **)&t->open, &t->open_cap,
-				    sizeof(*t->open), t->nopen + 1);
 	if (err)
 		return err;
 	t->nodes[t->n] = (struct call_node){ .func = e->func,
@@ -168,7 +170,7 @@ int call_trees__wait(struct call_trees *ts, const struct graph_event *e)
 
 	if (!t || e->slot >= GSTATE_NSLOTS || !t->nopen)
 		return 0;
-	err = tree_grow(t);
+	err = tree_grow(t, false);
 	if (err)
 		return err;
 	t->nodes[t->n++] = (struct call_node){ .wait = true,

@@ -1,306 +1,216 @@
 // SPDX-License-Identifier: MIT
 /*
  * lib/graph/call_tree: hand-made event sequences, as gofuncgraph's BPF
- * program sends them, and the trees that come out, written one node a
- * word: DEPTH:fFUNC[START,END] for a call (u: unwound), DEPTH:wSLOT[START,END]
- * for a wait.
+ * program sends them, and the trees that come out.
+ *
+ * A sequence is written one event a word (G goroutine, F func, D frame
+ * depth, T time; the thread is T too, so a tree's says which event it
+ * came from):
+ *   rG.F@D:T  a root's entry       eG.F@D:T  an entry
+ *   RG.F@D:T  a root's exit        xG.F@D:T  an exit
+ *   CG.F@D:T  a root's exit, cut   wG.S/N:T  a wait in slot S, N ns long
+ * A tree is written "gG tTID: " and its nodes in order, DEPTH:fF[START,END]
+ * for a call (u after it: unwound) and DEPTH:wS[START,END] for a wait;
+ * " cut" after TID when its root's exit was.
  */
 #include "test.h"
 #include "graph/call_tree.h"
 
 #define NFUNCS	8
 
-static struct graph_event call(__u8 kind, __u8 flags, __u64 goid, __u32 func,
-			       __u64 frame, __u64 ts)
+/* T as a tree ("(none)" for NULL), appended to BUF of LEN bytes. */
+static void tree_str(const struct call_tree *t, char *buf, size_t len)
 {
-	return (struct graph_event){ .ts = ts, .goid = goid, .frame = frame,
-				     .func = func, .pid = 100,
-				     .tid = 100 + (__u32)goid, .kind = kind,
-				     .flags = flags };
+	size_t i, k = strlen(buf);
+
+	if (!t) {
+		snprintf(buf + k, len - k, "(none)");
+		return;
+	}
+	k += snprintf(buf + k, len - k, "g%llu t%u%s:",
+		      (unsigned long long)t->goid, t->tid, t->cut ? " cut" : "");
+	for (i = 0; i < t->n && k < len; i++) {
+		const struct call_node *nd = &t->nodes[i];
+
+		k += snprintf(buf + k, len - k, " %u:%c%u[%llu,%llu]%s",
+			      nd->depth, nd->wait ? 'w' : 'f',
+			      nd->wait ? nd->slot : nd->func,
+			      (unsigned long long)nd->start,
+			      (unsigned long long)nd->end,
+			      nd->unwound ? "u" : "");
+	}
 }
 
-static int enter(struct call_trees *ts, __u64 goid, __u32 func, __u64 frame,
-		 __u64 ts_)
+/* One event of a sequence into TS; the tree it ends into ENDED. */
+static void feed_one(struct call_trees *ts, const char *word, char *ended,
+		     size_t len)
 {
-	struct graph_event e = call(GRAPH_ENTRY, 0, goid, func, frame, ts_);
+	static const char kinds[] = "rRCex";
+	unsigned long long goid, a, ts_;
+	struct graph_event e = { .pid = 7 };
+	struct call_tree *t;
+	unsigned int b;
+	char kind;
 
-	return call_trees__entry(ts, &e);
+	if (sscanf(word, "%c%llu.%u/%llu:%llu", &kind, &goid, &b, &a, &ts_) == 5 &&
+	    kind == 'w') {
+		e = (struct graph_event){ .ts = ts_, .goid = goid, .wait_ns = a,
+					  .slot = b, .kind = GRAPH_WAIT };
+		CHECK_EQ_INT(call_trees__wait(ts, &e), 0);
+		return;
+	}
+	if (sscanf(word, "%c%llu.%u@%llu:%llu", &kind, &goid, &b, &a, &ts_) != 5 ||
+	    !strchr(kinds, kind)) {
+		fprintf(stderr, "bad event %s\n", word);
+		CHECK(0);
+		return;
+	}
+	e.ts = ts_;
+	e.tid = (__u32)ts_;
+	e.goid = goid;
+	e.func = b;
+	e.frame = a;
+	e.kind = kind == 'r' || kind == 'e' ? GRAPH_ENTRY : GRAPH_EXIT;
+	e.flags = kind == 'r' || kind == 'R' ? GRAPH_ROOT :
+		  kind == 'C' ? GRAPH_ROOT | GRAPH_CUT : 0;
+	if (e.kind == GRAPH_ENTRY) {
+		CHECK_EQ_INT(call_trees__entry(ts, &e), 0);
+		return;
+	}
+	t = (struct call_tree *)&e;	/* exit must set it */
+	call_trees__exit(ts, &e, &t);
+	if (!t)
+		return;
+	if (kind == 'x') {
+		fprintf(stderr, "%s ended a tree\n", word);
+		CHECK(0);
+	}
+	tree_str(t, ended, len);
+	snprintf(ended + strlen(ended), len - strlen(ended), " | ");
+	call_tree__free(t);
 }
 
-static int enter_root(struct call_trees *ts, __u64 goid, __u32 func,
-		      __u64 frame, __u64 ts_)
+/* Feed the events EVENTS to TS; the trees they ended, each followed by
+ * " | ". */
+static const char *feed(struct call_trees *ts, const char *events)
 {
-	struct graph_event e = call(GRAPH_ENTRY, GRAPH_ROOT, goid, func, frame,
-				    ts_);
+	static char ended[4096];
+	char *copy = strdup(events), *save = NULL, *word;
 
-	return call_trees__entry(ts, &e);
-}
-
-/* An exit inside a root: it ends no tree. */
-static void leave(struct call_trees *ts, __u64 goid, __u32 func, __u64 frame,
-		  __u64 ts_)
-{
-	struct graph_event e = call(GRAPH_EXIT, 0, goid, func, frame, ts_);
-	struct call_tree *ended = (struct call_tree *)&e;
-
-	call_trees__exit(ts, &e, &ended);
-	CHECK(ended == NULL);
-}
-
-/* A root's exit (FLAGS besides GRAPH_ROOT): the tree it ends, or NULL. */
-static struct call_tree *leave_root(struct call_trees *ts, __u8 flags,
-				    __u64 goid, __u32 func, __u64 frame,
-				    __u64 ts_)
-{
-	struct graph_event e = call(GRAPH_EXIT, GRAPH_ROOT | flags, goid, func,
-				    frame, ts_);
-	struct call_tree *ended = (struct call_tree *)&e;
-
-	call_trees__exit(ts, &e, &ended);
+	ended[0] = '\0';
+	for (word = strtok_r(copy, " ", &save); word;
+	     word = strtok_r(NULL, " ", &save))
+		feed_one(ts, word, ended, sizeof(ended));
+	free(copy);
 	return ended;
 }
 
-static int wait_(struct call_trees *ts, __u64 goid, __u32 slot,
-		 __u64 wait_ns, __u64 end)
-{
-	struct graph_event e = { .ts = end, .goid = goid, .wait_ns = wait_ns,
-				 .slot = slot, .kind = GRAPH_WAIT };
-
-	return call_trees__wait(ts, &e);
-}
-
-/* The tree of GOID in flight, or NULL. */
-static const struct call_tree *in_flight(const struct call_trees *ts,
-					 __u64 goid)
-{
-	const struct call_tree *t;
-
-	for (t = ts->head; t; t = t->next)
-		if (t->goid == goid)
-			return t;
-	return NULL;
-}
-
-/* T's nodes, one word each (see the top); "(none)" for a NULL tree. */
-static const char *str(const struct call_tree *t)
+/* The trees TS has in flight, the latest begun first, each followed by
+ * " | ". */
+static const char *left(const struct call_trees *ts)
 {
 	static char buf[4096];
-	size_t i, len = 0;
+	const struct call_tree *t;
 
-	if (!t)
-		return "(none)";
 	buf[0] = '\0';
-	for (i = 0; i < t->n && len < sizeof(buf); i++) {
-		const struct call_node *nd = &t->nodes[i];
-
-		len += snprintf(buf + len, sizeof(buf) - len, "%s%u:%c%u[%llu,%llu]%s",
-				i ? " " : "", nd->depth, nd->wait ? 'w' : 'f',
-				nd->wait ? nd->slot : nd->func,
-				(unsigned long long)nd->start,
-				(unsigned long long)nd->end,
-				nd->unwound ? "u" : "");
+	for (t = ts->head; t; t = t->next) {
+		tree_str(t, buf, sizeof(buf));
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " | ");
 	}
 	return buf;
 }
 
-TEST(nesting)
+static const struct {
+	const char *name, *events;
+	const char *ended;	/* the trees the events ended */
+	const char *left;	/* the trees still in flight after them */
+	size_t in_flight;	/* call_trees__in_flight() then */
+} cases[] = {
+	{ "nesting",
+	  "r1.0@10:100 e1.1@20:110 e1.2@30:120 x1.2@30:130 x1.1@20:140 "
+	  "e1.3@20:150 x1.3@20:160 R1.0@10:200",
+	  "g1 t100: 0:f0[100,200] 1:f1[110,140] 2:f2[120,130] 1:f3[150,160] | ",
+	  "", 0 },
+	/* the same function at different depths: each exit closes the call
+	 * at its own frame */
+	{ "recursion",
+	  "r1.0@10:100 e1.4@20:110 e1.4@30:120 e1.4@40:130 x1.4@40:140 "
+	  "e1.5@40:145 x1.5@40:146 x1.4@30:150 x1.4@20:160 R1.0@10:170",
+	  "g1 t100: 0:f0[100,170] 1:f4[110,160] 2:f4[120,150] 3:f4[130,140] 3:f5[145,146] | ",
+	  "", 0 },
+	/* a panic in f3 recovered by f1: f1's exit closes f2 and f3, which
+	 * never returned, unwound; the tree goes on */
+	{ "panic unwinds",
+	  "r1.0@10:100 e1.1@20:110 e1.2@30:120 e1.3@40:130 x1.1@20:300 "
+	  "e1.2@20:310 x1.2@20:320 R1.0@10:400",
+	  "g1 t100: 0:f0[100,400] 1:f1[110,300] 2:f2[120,300]u 3:f3[130,300]u 1:f2[310,320] | ",
+	  "", 0 },
+	/* over its budget, BPF dropped f1's exit and its root's exit says
+	 * so: the calls still open stay open, not unwound */
+	{ "root cut",
+	  "r1.0@10:100 e1.1@20:110 e1.2@30:120 x1.2@30:130 C1.0@10:500",
+	  "g1 t100 cut: 0:f0[100,500] 1:f1[110,0] 2:f2[120,130] | ",
+	  "", 0 },
+	/* a wait goes under the innermost open call, its start its end less
+	 * its length; one of no tree (goroutine 2) or past the slots is
+	 * ignored */
+	{ "waits",
+	  "w1.3/5:90 r1.0@10:100 e1.1@20:110 w1.7/50:200 w1.68/5:205 "
+	  "w2.1/5:205 x1.1@20:210 w1.2/10:230 R1.0@10:300",
+	  "g1 t100: 0:f0[100,300] 1:f1[110,210] 2:w7[150,200] 1:w2[220,230] | ",
+	  "", 0 },
+	/* with no call open (an exit, not the root's, closed the root), a
+	 * wait has nowhere to go */
+	{ "wait with no call open",
+	  "r1.0@10:100 x1.0@10:150 w1.3/5:160",
+	  "",
+	  "g1 t100: 0:f0[100,150] | ", 1 },
+	/* two goroutines, each in its own tree, the same func and frame on
+	 * both */
+	{ "goroutines interleaved",
+	  "r1.0@10:100 r2.0@10:101 e1.1@20:110 e2.1@20:111 w2.3/3:115 "
+	  "e2.2@30:116 x2.2@30:117 x2.1@20:118 R2.0@10:130 e1.2@30:131",
+	  "g2 t101: 0:f0[101,130] 1:f1[111,118] 2:w3[112,115] 2:f2[116,117] | ",
+	  "g1 t100: 0:f0[100,0] 1:f1[110,0] 2:f2[131,0] | ", 1 },
+	{ "goroutines both end",
+	  "r1.0@10:100 r2.0@10:101 e1.1@20:110 e2.2@20:111 x1.1@20:120 "
+	  "R1.0@10:130 x2.2@20:140 R2.0@10:150",
+	  "g1 t100: 0:f0[100,130] 1:f1[110,120] | g2 t101: 0:f0[101,150] 1:f2[111,140] | ",
+	  "", 0 },
+	/* an exit of no open call (never entered, or at another frame)
+	 * changes nothing; nor do events of a goroutine whose root began
+	 * before the trace, or of funcs from NFUNCS on */
+	{ "exit without entry",
+	  "x1.1@20:50 e1.1@20:60 R1.0@10:70 r1.0@10:100 e1.1@20:110 "
+	  "x1.5@30:120 x1.1@30:125 e1.8@30:126 r3.8@10:128",
+	  "",
+	  "g1 t100: 0:f0[100,0] 1:f1[110,0] | ", 1 },
+	/* a root's entry on a goroutine whose root is still open (a panic or
+	 * runtime.Goexit unwound it unseen) starts afresh */
+	{ "root restarts",
+	  "r1.0@10:100 e1.1@20:110 r1.0@10:200 e1.2@20:210",
+	  "",
+	  "g1 t200: 0:f0[200,0] 1:f2[210,0] | ", 1 },
+	/* a root's exit that closes no root drops its tree */
+	{ "root exit of no root",
+	  "r1.0@10:100 e1.1@20:110 R1.0@11:300",
+	  "", "", 0 },
+};
+
+static size_t cur;	/* the case TEST(sequence) runs */
+
+TEST(sequence)
 {
 	struct call_trees ts;
-	struct call_tree *t;
 
 	call_trees__init(&ts, NFUNCS);
-	CHECK_EQ_INT(enter_root(&ts, 1, 0, 10, 100), 0);
-	CHECK_EQ_INT(enter(&ts, 1, 1, 20, 110), 0);
-	CHECK_EQ_INT(enter(&ts, 1, 2, 30, 120), 0);
-	leave(&ts, 1, 2, 30, 130);
-	leave(&ts, 1, 1, 20, 140);
-	CHECK_EQ_INT(enter(&ts, 1, 3, 20, 150), 0);
-	leave(&ts, 1, 3, 20, 160);
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 1);
-	t = leave_root(&ts, 0, 1, 0, 10, 200);
-	CHECK_EQ_STR(str(t), "0:f0[100,200] 1:f1[110,140] 2:f2[120,130] 1:f3[150,160]");
-	if (t) {
-		CHECK_EQ_INT(t->goid, 1);
-		CHECK_EQ_INT(t->pid, 100);
-		CHECK_EQ_INT(t->tid, 101);
-		CHECK(!t->cut);
-	}
-	/* the tree is the caller's now */
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 0);
-	CHECK(ts.head == NULL);
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* The same function at different depths: each exit closes the call at its
- * own frame. */
-TEST(recursion)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 4, 20, 110);
-	enter(&ts, 1, 4, 30, 120);
-	enter(&ts, 1, 4, 40, 130);
-	leave(&ts, 1, 4, 40, 140);
-	enter(&ts, 1, 5, 40, 145);
-	leave(&ts, 1, 5, 40, 146);
-	leave(&ts, 1, 4, 30, 150);
-	leave(&ts, 1, 4, 20, 160);
-	t = leave_root(&ts, 0, 1, 0, 10, 170);
-	CHECK_EQ_STR(str(t), "0:f0[100,170] 1:f4[110,160] 2:f4[120,150] 3:f4[130,140] 3:f5[145,146]");
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* A panic recovered two frames up: the exit of the frame that recovered
- * closes the frames under it, which never returned, marked unwound. */
-TEST(panic_unwinds)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 1, 20, 110);	/* the catcher */
-	enter(&ts, 1, 2, 30, 120);
-	enter(&ts, 1, 3, 40, 130);	/* panics */
-	leave(&ts, 1, 1, 20, 300);
-	enter(&ts, 1, 2, 20, 310);	/* the tree goes on */
-	leave(&ts, 1, 2, 20, 320);
-	t = leave_root(&ts, 0, 1, 0, 10, 400);
-	CHECK_EQ_STR(str(t), "0:f0[100,400] 1:f1[110,300] 2:f2[120,300]u 3:f3[130,300]u 1:f2[310,320]");
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* A root over its budget: BPF dropped events (f3's entry, f1's exit) and
- * its exit says GRAPH_CUT. The calls still open stay open, not unwound. */
-TEST(root_cut)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 1, 20, 110);
-	enter(&ts, 1, 2, 30, 120);
-	leave(&ts, 1, 2, 30, 130);
-	t = leave_root(&ts, GRAPH_CUT, 1, 0, 10, 500);
-	CHECK_EQ_STR(str(t), "0:f0[100,500] 1:f1[110,0] 2:f2[120,130]");
-	CHECK(t && t->cut);
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* Waits go under the innermost open call, START their end less their
- * length; a wait outside a root, or of no known slot, is ignored. */
-TEST(waits)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	CHECK_EQ_INT(wait_(&ts, 1, GSTATE_SYSCALL, 5, 90), 0);
-	CHECK(ts.head == NULL);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 1, 20, 110);
-	CHECK_EQ_INT(wait_(&ts, 1, GSTATE_PARKED + 3, 50, 200), 0);
-	CHECK_EQ_INT(wait_(&ts, 1, GSTATE_NSLOTS, 5, 205), 0);
-	CHECK_EQ_INT(wait_(&ts, 2, GSTATE_RUNNABLE, 5, 205), 0);
-	leave(&ts, 1, 1, 20, 210);
-	CHECK_EQ_INT(wait_(&ts, 1, GSTATE_OFF_CPU, 10, 230), 0);
-	t = leave_root(&ts, 0, 1, 0, 10, 300);
-	CHECK_EQ_STR(str(t), "0:f0[100,300] 1:f1[110,210] 2:w7[150,200] 1:w2[220,230]");
-	CHECK(ts.head == NULL);
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* Two goroutines' events interleaved: each in its own tree. */
-TEST(goroutines_interleaved)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter_root(&ts, 2, 0, 10, 101);
-	enter(&ts, 1, 1, 20, 110);
-	enter(&ts, 2, 2, 20, 111);
-	wait_(&ts, 2, GSTATE_SYSCALL, 3, 115);
-	/* the same function and frame on the other goroutine */
-	enter(&ts, 2, 1, 30, 116);
-	leave(&ts, 2, 1, 30, 117);
-	leave(&ts, 2, 2, 20, 118);
-	leave(&ts, 1, 1, 20, 120);
-	CHECK_EQ_STR(str(in_flight(&ts, 1)), "0:f0[100,0] 1:f1[110,120]");
-	t = leave_root(&ts, 0, 2, 0, 10, 130);
-	CHECK_EQ_STR(str(t), "0:f0[101,130] 1:f2[111,118] 2:w3[112,115] 2:f1[116,117]");
-	CHECK(t && t->goid == 2 && t->tid == 102);
-	call_tree__free(t);
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 1);
-	t = leave_root(&ts, 0, 1, 0, 10, 140);
-	CHECK_EQ_STR(str(t), "0:f0[100,140] 1:f1[110,120]");
-	CHECK(t && t->goid == 1 && t->tid == 101);
-	call_tree__free(t);
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 0);
-	call_trees__free(&ts);
-}
-
-/* An exit of no open call (of another frame, or never entered) changes
- * nothing; events of a goroutine without a root in flight (it began
- * before the trace) and of funcs past NFUNCS are ignored. */
-TEST(exit_without_entry)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	leave(&ts, 1, 1, 20, 50);
-	CHECK_EQ_INT(enter(&ts, 1, 1, 20, 60), 0);
-	CHECK(ts.head == NULL);
-	t = leave_root(&ts, 0, 1, 0, 10, 70);
-	CHECK(t == NULL);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 1, 20, 110);
-	leave(&ts, 1, 5, 30, 120);	/* never entered */
-	leave(&ts, 1, 1, 30, 125);	/* f1, at another frame */
-	CHECK_EQ_INT(enter(&ts, 1, NFUNCS, 30, 126), 0);
-	leave(&ts, 1, NFUNCS, 20, 127);
-	CHECK_EQ_STR(str(in_flight(&ts, 1)), "0:f0[100,0] 1:f1[110,0]");
-	leave(&ts, 1, 1, 20, 130);
-	t = leave_root(&ts, 0, 1, 0, 10, 140);
-	CHECK_EQ_STR(str(t), "0:f0[100,140] 1:f1[110,130]");
-	call_tree__free(t);
-	call_trees__free(&ts);
-}
-
-/* A root's entry on a goroutine whose root is still open (a panic or
- * runtime.Goexit unwound it unseen) starts a tree afresh; a root's exit
- * that closes no root drops its tree. */
-TEST(root_restarts)
-{
-	struct call_trees ts;
-	struct call_tree *t;
-
-	call_trees__init(&ts, NFUNCS);
-	enter_root(&ts, 1, 0, 10, 100);
-	enter(&ts, 1, 1, 20, 110);
-	enter_root(&ts, 1, 0, 10, 200);
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 1);
-	CHECK_EQ_STR(str(in_flight(&ts, 1)), "0:f0[200,0]");
-	t = leave_root(&ts, 0, 1, 0, 11, 300);
-	CHECK(t == NULL);
-	CHECK(ts.head == NULL);
-	/* trees in flight at the end are freed with the rest */
-	enter_root(&ts, 3, 0, 10, 400);
-	enter(&ts, 3, 1, 20, 410);
-	CHECK_EQ_INT(call_trees__in_flight(&ts), 1);
+	CHECK_EQ_STR(feed(&ts, cases[cur].events), cases[cur].ended);
+	CHECK_EQ_STR(left(&ts), cases[cur].left);
+	CHECK_EQ_INT(call_trees__in_flight(&ts), cases[cur].in_flight);
 	call_trees__free(&ts);
 	CHECK(ts.head == NULL);
+	if (test_case_failed)
+		fprintf(stderr, "  in case %s\n", cases[cur].name);
 }
 
 /* -U: the stack sent after a root's entry goes with its tree. */
@@ -317,11 +227,12 @@ TEST(stack)
 	call_trees__init(&ts, NFUNCS);
 	call_trees__stack(&ts, &s);
 	CHECK(ts.head == NULL);
-	enter_root(&ts, 1, 0, 10, 100);
+	CHECK_EQ_STR(feed(&ts, "r1.0@10:100"), "");
 	call_trees__stack(&ts, &s);
-	t = in_flight(&ts, 1);
+	t = ts.head;
 	CHECK(t != NULL);
 	if (t) {
+		CHECK_EQ_INT(t->pid, 7);
 		CHECK_EQ_INT(t->nstack, STACK_MAX_FRAMES);
 		CHECK_EQ_INT(t->stack[0], 0x401000);
 		CHECK_EQ_INT(t->stack[STACK_MAX_FRAMES - 1], 0x402000);
@@ -332,14 +243,8 @@ TEST(stack)
 
 int main(void)
 {
-	RUN(nesting);
-	RUN(recursion);
-	RUN(panic_unwinds);
-	RUN(root_cut);
-	RUN(waits);
-	RUN(goroutines_interleaved);
-	RUN(exit_without_entry);
-	RUN(root_restarts);
+	for (cur = 0; cur < sizeof(cases) / sizeof(cases[0]); cur++)
+		RUN(sequence);
 	RUN(stack);
 	return TEST_SUMMARY();
 }
