@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/graph/call_tree: hand-made event sequences, as gofuncgraph's BPF
+ * lib/graph/call_tree.h: hand-made event sequences, as gofuncgraph's BPF
  * program sends them, and the trees that come out.
  *
  * A sequence is written one event a word (G goroutine, F func, D frame

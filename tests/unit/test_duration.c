@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* lib/cli/duration: DURATION values in every unit, and what is refused. */
+/* lib/cli/duration.h: DURATION values in every unit, and what is refused. */
 #include <errno.h>
 #include <limits.h>
 #include "core/error.h"
