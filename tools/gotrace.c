@@ -42,6 +42,7 @@
 #include "cli/user_stack.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
+#include "trace/trace_row.h"
 #include "trace/traced_binary.h"
 #include "probe/uprobes.h"
 #include "gotrace.h"

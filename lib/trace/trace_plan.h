@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gotrace's plans: each probe of each function turned into what its BPF
- * program reads (struct trace_plan, bpf/gotrace.h) and how to rebuild the
- * printed values from an event.
+ * program reads (struct trace_plan, bpf/gotrace.h) and a row that says
+ * how to rebuild the printed values from an event (trace_row.h, which
+ * reads them back).
  *
  * Types come from DWARF when the binary has it (every parameter, named,
  * with struct fields and pointers to follow), else from the format string
@@ -30,44 +31,10 @@
 #include "goabi/goroutine.h"
 #include "trace/plan_table.h"
 #include "trace/trace_probe.h"
-#include "trace/value_print.h"
+#include "trace/trace_row.h"
 #include "trace/value_types.h"
 #include "probe/uprobes.h"
 #include "gotrace.h"
-
-/* A value in registers takes at most the ABI's 9 integer registers. */
-#define TRACE_SRC_MAX_WORDS	9
-
-/* How one printed value is rebuilt from an event's words. */
-struct trace_src {
-	const struct go_type *type;	/* the value's type */
-	const char *unreadable;	/* "<xmm>" when BPF cannot read it, or NULL */
-	size_t nwords;
-	struct {
-		uint8_t word;		/* index in the event's words */
-		uint8_t value_offset;	/* where its bytes go in the value */
-		uint8_t reg_shift;	/* bytes to drop from the word first */
-		uint8_t size;
-	} w[TRACE_SRC_MAX_WORDS];
-	int str;		/* index in the event's strings, or -1 */
-	int type_word;		/* %T: the word holding the type, or -1 */
-	/* %v of a struct or array in memory: at the value of word
-	 * ROOT_WORD plus ROOT_OFFSET (in the event's chunks), when word
-	 * ROOT_GATE (its first bytes) could be read; ROOT_WORD -1: the value
-	 * is W's */
-	int root_word, root_gate;
-	int64_t root_offset;
-};
-
-/* One traced function of one probe: the index in its probes' cookies. */
-struct trace_row {
-	char *func;
-	bool inlined;			/* an inlined copy of func */
-	const struct go_binary *bin;	/* the function's binary */
-	const struct trace_probe *probe;
-	struct trace_src *src;		/* one per conversion of PROBE */
-	uint32_t plan;			/* its plan: plans[plan] */
-};
 
 /* Where a binary keeps goroutines, found once per binary (gccgo's ids
  * are out of reach: zeros). */
@@ -125,24 +92,5 @@ trace_plan_set__plan(const struct trace_plan_set *s, size_t row)
 {
 	return &s->plans.plans[s->rows[row].plan];
 }
-
-/*
- * The value conversion I of ROW prints in event E: scalars in V->word,
- * string bytes (at most STR_MAX), and for %T the runtime address of the
- * dynamic type in V->word (0 for a nil interface; the caller names it).
- * Markers for what could not be read: <xmm>, <fault>, <nil> (behind a nil
- * pointer), <tail call>.
- */
-void trace_row__value(const struct trace_row *row, size_t i,
-		      const struct trace_event *e, unsigned int str_max,
-		      struct trace_value *v);
-
-/*
- * %v: print the value conversion I of ROW prints in event E, whose chunks
- * are P's memory, with P (value_print.h); markers as trace_row__value().
- */
-void trace_row__print_value(const struct trace_row *row, size_t i,
-			    const struct trace_event *e,
-			    const struct value_printer *p);
 
 #endif
