@@ -218,10 +218,26 @@ int go_type__init_array(struct go_type *t, const struct go_type *elem,
 	return 0;
 }
 
+bool go_type__is_int_word(const struct go_type *t)
+{
+	switch (t->kind) {
+	case GO_KIND_BOOL:
+	case GO_KIND_INT:
+	case GO_KIND_UINT:
+	case GO_KIND_PTR:
+	case GO_KIND_MAP:
+	case GO_KIND_CHAN:
+	case GO_KIND_FUNC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
- * Walking a value down to its scalar words: integer-class words (bool,
- * integers, pointers, the words of strings, slices and interfaces) and
- * float-class words (floats, the halves of complex numbers).
+ * Walking a value down to its scalar words: integer-class words (those of
+ * go_type__is_int_word(), the words of strings, slices and interfaces)
+ * and float-class words (floats, the halves of complex numbers).
  */
 enum word_class { WORD_INT, WORD_FLOAT };
 
@@ -252,15 +268,9 @@ static int walk_words(struct assign_state *st, const struct go_type *t,
 
 	if (--st->visits < 0)
 		return gt_error(-E2BIG, "type too complex to place");
-	switch (t->kind) {
-	case GO_KIND_BOOL:
-	case GO_KIND_INT:
-	case GO_KIND_UINT:
-	case GO_KIND_PTR:
-	case GO_KIND_MAP:
-	case GO_KIND_CHAN:
-	case GO_KIND_FUNC:
+	if (go_type__is_int_word(t))
 		return fn(st, WORD_INT, off, t->size);
+	switch (t->kind) {
 	case GO_KIND_FLOAT:
 		return fn(st, WORD_FLOAT, off, t->size);
 	case GO_KIND_COMPLEX:
@@ -294,6 +304,8 @@ static int walk_words(struct assign_state *st, const struct go_type *t,
 			err = walk_words(st, t->elem, off + i * t->elem->size,
 					 arrays, fn);
 		return err;
+	default:
+		break;
 	}
 	return gt_error(-EINVAL, "unknown type kind %d", (int)t->kind);
 }

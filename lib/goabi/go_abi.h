@@ -100,6 +100,11 @@ int go_type__init_struct(struct go_type *t, const char *name,
 int go_type__init_array(struct go_type *t, const struct go_type *elem,
 			uint64_t len);
 
+/* Is a value of T one integer word: a bool, an integer, or a pointer in
+ * all but name (pointers, maps, chans, funcs)? The ABIs pass it whole in
+ * one integer register. */
+bool go_type__is_int_word(const struct go_type *t);
+
 /* x86-64 integer registers, numbered as DWARF numbers them. */
 enum go_reg {
 	GO_REG_RAX = 0,

@@ -16,23 +16,6 @@
  * tflag, align, fieldAlign, kind, equal, gcdata, then *string. */
 #define GCCGO_TYPE_STRING	40
 
-/* Integers, and what is an integer word to BPF: pointers, maps, chans. */
-static bool is_word(const struct go_type *t)
-{
-	switch (t->kind) {
-	case GO_KIND_BOOL:
-	case GO_KIND_INT:
-	case GO_KIND_UINT:
-	case GO_KIND_PTR:
-	case GO_KIND_MAP:
-	case GO_KIND_CHAN:
-	case GO_KIND_FUNC:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static bool is_bytes(const struct go_type *t)
 {
 	return t->kind == GO_KIND_STRING ||
@@ -54,7 +37,7 @@ static bool conv_fits(enum trace_conv_kind kind, const struct go_type *t)
 	case TRACE_CONV_VALUE:
 		return true;
 	default:
-		return is_word(t);
+		return go_type__is_int_word(t);
 	}
 }
 
@@ -340,7 +323,7 @@ static int plan_int_term(struct planner *pl, const struct trace_term *t,
 
 	/* nil interfaces and slices have a zero first word, an empty string a
 	 * zero length */
-	if (!is_word(type)) {
+	if (!go_type__is_int_word(type)) {
 		if (type->kind == GO_KIND_STRING)
 			off = 8;
 		else if (type->kind != GO_KIND_IFACE && type->kind != GO_KIND_EFACE &&
