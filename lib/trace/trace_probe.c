@@ -39,6 +39,23 @@ static char *lit__take(struct lit *l)
 	return s;
 }
 
+/* The escape at *S, after a backslash (\n \t \\ \"), into *C; *S past it.
+ * IN names the string in an error ("format", "a filter string"). */
+static int parse_escape(const char **s, char *c, const char *in)
+{
+	switch (**s) {
+	case 'n': *c = '\n'; break;
+	case 't': *c = '\t'; break;
+	case '\\': *c = '\\'; break;
+	case '"': *c = '"'; break;
+	default:
+		return gt_error(-EINVAL, "unknown escape '\\%c' in %s",
+				**s ? **s : ' ', in);
+	}
+	(*s)++;
+	return 0;
+}
+
 static const struct go_type *int_type(int size, bool is_signed)
 {
 	switch (size) {
@@ -160,18 +177,9 @@ static int parse_format(const char **s, struct trace_probe *p)
 	while (!err && *f && *f != '"') {
 		c = *f++;
 		if (c == '\\') {
-			switch (*f) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '\\': c = '\\'; break;
-			case '"': c = '"'; break;
-			default:
-				err = gt_error(-EINVAL, "unknown escape '\\%c' in format",
-					       *f ? *f : ' ');
-				continue;
-			}
-			f++;
-			err = lit__add(&lit, c);
+			err = parse_escape(&f, &c, "format");
+			if (!err)
+				err = lit__add(&lit, c);
 		} else if (c == '%' && *f == '%') {
 			f++;
 			err = lit__add(&lit, '%');
@@ -389,20 +397,10 @@ static int parse_string(const char **s, struct trace_term *t)
 
 	while (!err && *p && *p != '"') {
 		c = *p++;
-		if (c == '\\') {
-			switch (*p) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case '\\': c = '\\'; break;
-			case '"': c = '"'; break;
-			default:
-				err = gt_error(-EINVAL, "unknown escape '\\%c' in a filter string",
-					       *p ? *p : ' ');
-				continue;
-			}
-			p++;
-		}
-		err = lit__add(&lit, c);
+		if (c == '\\')
+			err = parse_escape(&p, &c, "a filter string");
+		if (!err)
+			err = lit__add(&lit, c);
 	}
 	if (!err && *p != '"')
 		err = gt_error(-EINVAL, "a filter string has no closing quote");
