@@ -159,7 +159,7 @@ out:
 	return err;
 }
 
-/* The plan of PROBE for the function NAME at ADDR. */
+/* A row for PROBE on the function NAME at ADDR, at *IDX, and its plan. */
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    struct go_dwarf *dw, struct go_typedata *td,
 		    const struct trace_probe *probe, const char *name,
@@ -178,8 +178,8 @@ static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 	return plan_set__add_planned(s, &pl, idx);
 }
 
-/* The probes of one plan at the sites CS of its function: the entry, or
- * for r: every exit. */
+/* The probes of row IDX (their cookies' index) at the sites CS of its
+ * function: the entry, or for r: every exit. */
 static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 		     const struct func_probe *p, size_t idx,
 		     const struct call_sites *cs, struct uprobe_list *sites)
@@ -239,7 +239,8 @@ out:
 	return err;
 }
 
-/* An inlined copy's plan from the arguments DWARF places at its start. */
+/* A row for an inlined copy, at *IDX, planned from the arguments DWARF
+ * places at its start. */
 static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bin,
 			    struct go_dwarf *dw, const struct trace_probe *probe,
 			    const struct func_probe *p, size_t *idx)
