@@ -234,23 +234,13 @@ static int load_bpf(struct gofunccount_bpf **out, pid_t tgid, size_t nrows,
 		    struct overhead_limit *limit)
 {
 	struct gofunccount_bpf *obj = gofunccount_bpf__open();
-	int err = 0;
 
 	if (!obj)
 		return skeleton__open_error();
 	*out = obj;
 	obj->rodata->target_tgid = tgid;
-	if (limit)
-		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
-					      obj->maps.probe_hits);
-	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.counts, nrows);
-	if (!err && limit)
-		err = overhead_limit__start(limit,
-					    bpf_map__fd(obj->maps.probe_hits),
-					    &obj->bss->probe_epoch,
-					    &obj->progs.count_call, 1);
-	return err;
+	return skeleton__load_limited(obj, obj->maps.counts, nrows, limit,
+				      obj->progs.count_call);
 }
 
 /* How --max-overhead's summary names a row. */

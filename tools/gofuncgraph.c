@@ -467,22 +467,12 @@ static int load_bpf(struct gofuncgraph_bpf **out, pid_t tgid,
 	obj->rodata->waits = tracker != NULL;
 	obj->rodata->user_stack = env.user_stack;
 	err = skeleton__set_gstate(obj, tracker);
-	if (!err && limit)
-		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
-					      obj->maps.probe_hits);
 	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.roots, cp->nrows);
+		err = skeleton__load_limited(obj, obj->maps.roots, cp->nrows,
+					     limit, obj->progs.graph_entry,
+					     obj->progs.graph_exit);
 	if (!err)
 		err = skeleton__store_array(obj->maps.roots, roots, cp->nrows);
-	if (!err && limit) {
-		struct bpf_program *progs[] = {
-			obj->progs.graph_entry, obj->progs.graph_exit,
-		};
-
-		err = overhead_limit__start(limit,
-					    bpf_map__fd(obj->maps.probe_hits),
-					    &obj->bss->probe_epoch, progs, 2);
-	}
 	return err;
 }
 
@@ -539,7 +529,7 @@ int main(int argc, char **argv)
 	struct goroutine_layout layout = { 0 };
 	struct call_probes cp = { 0 };
 	struct gofuncgraph_bpf *obj = NULL;
-	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct call_links links = { 0 };
 	struct uprobes *goexit_probe = NULL;
 	struct gstate_tracker *tracker = NULL;
 	struct traced_binary tb = { 0 };
@@ -607,23 +597,17 @@ int main(int argc, char **argv)
 					   target.bin->elf, target.path,
 					   env.tool.pid, target.tgid,
 					   &goexit_probe);
-	/* exits before entries: every call seen to begin is seen to end */
 	if (!err)
-		err = uprobes__attach(obj->progs.graph_exit, target.path,
-				      target.tgid, &cp.exits, &exit_probes);
-	if (!err)
-		err = uprobes__attach(obj->progs.graph_entry, target.path,
-				      target.tgid, &cp.entries, &entry_probes);
+		err = call_probes__attach(&cp, obj->progs.graph_entry,
+					  obj->progs.graph_exit, target.path,
+					  target.tgid, &links);
 	if (!err && limited)
-		err = overhead_limit__add_links(limited, entry_probes);
-	if (!err && limited)
-		err = overhead_limit__add_links(limited, exit_probes);
+		err = overhead_limit__add_call_links(limited, &links);
 	if (!err)
 		err = trace(obj, &g, &target, limited);
 	if (!err)
 		report_unfinished(&g);
-	uprobes__detach(entry_probes);
-	uprobes__detach(exit_probes);
+	call_links__detach(&links);
 	uprobes__detach(goexit_probe);
 	if (tracker)
 		gstate_tracker__detach(tracker);

@@ -527,21 +527,11 @@ static int load_bpf(struct gofunclatency_bpf **out, pid_t tgid,
 	obj->rodata->split = plan->tracker != NULL;
 	obj->rodata->split_hists = env.split_hists;
 	err = prepare_split(obj, plan->tracker, plan->cp.nrows);
-	if (!err && limit)
-		err = overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
-					      obj->maps.probe_hits);
 	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.hists,
-				     plan->hists.nkeys);
-	if (!err && limit) {
-		struct bpf_program *progs[] = {
-			obj->progs.call_entry, obj->progs.call_exit,
-		};
-
-		err = overhead_limit__start(limit,
-					    bpf_map__fd(obj->maps.probe_hits),
-					    &obj->bss->probe_epoch, progs, 2);
-	}
+		err = skeleton__load_limited(obj, obj->maps.hists,
+					     plan->hists.nkeys, limit,
+					     obj->progs.call_entry,
+					     obj->progs.call_exit);
 	return err;
 }
 
@@ -583,7 +573,7 @@ int main(int argc, char **argv)
 	struct latency_plan plan = { 0 };
 	struct goroutine_layout layout = { 0 };
 	struct gofunclatency_bpf *obj = NULL;
-	struct uprobes *entry_probes = NULL, *exit_probes = NULL;
+	struct call_links links = { 0 };
 	struct printer pr = { .plan = &plan };
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { NULL, row_name, &plan };
@@ -617,20 +607,12 @@ int main(int argc, char **argv)
 					     obj->progs.gstate_site,
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
-	/* exits before entries: every call seen to begin is seen to end
-	 * (-S: its goroutine is not left tracked) */
 	if (!err)
-		err = uprobes__attach(obj->progs.call_exit, target.path,
-				      target.tgid, &plan.cp.exits,
-				      &exit_probes);
-	if (!err)
-		err = uprobes__attach(obj->progs.call_entry, target.path,
-				      target.tgid, &plan.cp.entries,
-				      &entry_probes);
+		err = call_probes__attach(&plan.cp, obj->progs.call_entry,
+					  obj->progs.call_exit, target.path,
+					  target.tgid, &links);
 	if (!err && watch.limit)
-		err = overhead_limit__add_links(&limit, entry_probes);
-	if (!err && watch.limit)
-		err = overhead_limit__add_links(&limit, exit_probes);
+		err = overhead_limit__add_call_links(&limit, &links);
 	if (!err) {
 		pr.hists_fd = bpf_map__fd(obj->maps.hists);
 		pr.splits_fd = bpf_map__fd(obj->maps.splits);
@@ -639,8 +621,7 @@ int main(int argc, char **argv)
 		err = intervals__trace(&env.tool, &target, plan.cp.nrows,
 				       print_interval, &pr, &watch);
 	}
-	uprobes__detach(entry_probes);
-	uprobes__detach(exit_probes);
+	call_links__detach(&links);
 	if (plan.tracker)
 		gstate_tracker__detach(plan.tracker);
 	gofunclatency_bpf__destroy(obj);

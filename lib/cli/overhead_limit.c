@@ -101,6 +101,13 @@ int overhead_limit__add_links(struct overhead_limit *l, struct uprobes *u)
 	return 0;
 }
 
+int overhead_limit__add_call_links(struct overhead_limit *l,
+				   const struct call_links *links)
+{
+	return overhead_limit__add_links(l, links->entries) ?:
+	       overhead_limit__add_links(l, links->exits);
+}
+
 /* Read probe_hits into each index's SEEN; the increase into DELTA (NULL:
  * not wanted). */
 static int read_hits(struct overhead_limit *l, struct probe_hits *delta)

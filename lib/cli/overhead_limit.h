@@ -37,6 +37,8 @@
 #include <linux/types.h>
 #include <bpf/libbpf.h>
 #include "overhead.h"
+#include "cli/skeleton.h"
+#include "probe/call_probes.h"
 #include "probe/hit_cost.h"
 #include "probe/uprobes.h"
 
@@ -95,8 +97,38 @@ int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
 int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
 			  struct bpf_program **progs, size_t nprogs);
 
+/*
+ * skeleton__load() (cli/skeleton.h) of the skeleton OBJ, whose programs
+ * include bpf/gotools.bpf.h, watched by --max-overhead when LIMIT is not
+ * NULL: OBJ's watch_overhead set and its probe_hits map sized before the
+ * load (overhead_limit__prepare()), then its hit counters, probe_epoch and
+ * the programs given after LIMIT, whose run time each hit costs, handed to
+ * LIMIT (overhead_limit__start()). The one way a tool loads its programs.
+ */
+#define skeleton__load_limited(obj, map, nentries, limit, ...) ({	\
+	struct bpf_program *__progs[] = { __VA_ARGS__ };		\
+	int __err = 0;							\
+									\
+	if (limit)							\
+		__err = overhead_limit__prepare(limit,			\
+				&(obj)->rodata->watch_overhead,		\
+				(obj)->maps.probe_hits);		\
+	if (!__err)							\
+		__err = skeleton__load((obj)->skeleton, map, nentries);	\
+	if (!__err && (limit))						\
+		__err = overhead_limit__start(limit,			\
+				bpf_map__fd((obj)->maps.probe_hits),	\
+				&(obj)->bss->probe_epoch, __progs,	\
+				sizeof(__progs) / sizeof(*__progs));	\
+	__err;								\
+})
+
 /* The probes to detach from when need be (up to OVERHEAD_MAX_LINKS). */
 int overhead_limit__add_links(struct overhead_limit *l, struct uprobes *u);
+
+/* Both links of call_probes__attach() (probe/call_probes.h). */
+int overhead_limit__add_call_links(struct overhead_limit *l,
+				   const struct call_links *links);
 
 /*
  * At most every 100 ms: the rates since the last check, and the most

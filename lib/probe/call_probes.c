@@ -115,3 +115,26 @@ int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 	}
 	return left_out__add_probes(&cp->left_out, fp);
 }
+
+int call_probes__attach(const struct call_probes *cp, struct bpf_program *entry,
+			struct bpf_program *exit, const char *path, pid_t pid,
+			struct call_links *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = uprobes__attach(exit, path, pid, &cp->exits, &out->exits);
+	if (!err)
+		err = uprobes__attach(entry, path, pid, &cp->entries,
+				      &out->entries);
+	if (err)
+		call_links__detach(out);
+	return err;
+}
+
+void call_links__detach(struct call_links *l)
+{
+	uprobes__detach(l->entries);
+	uprobes__detach(l->exits);
+	l->entries = l->exits = NULL;
+}

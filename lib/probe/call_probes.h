@@ -48,4 +48,23 @@ int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 
 void call_probes__free(struct call_probes *cp);
 
+/* The two links of CP's probes, once attached. */
+struct call_links {
+	struct uprobes *entries, *exits;
+};
+
+/*
+ * Attach CP's probes in PATH (PID > 0: that process only): its exits to
+ * EXIT, then its entries to ENTRY, in that order, so that every call seen
+ * to begin is seen to end (with -S and gofuncgraph's waits, no goroutine
+ * is left tracked). On failure nothing stays attached. Returns 0 or a
+ * negative errno with a reason.
+ */
+int call_probes__attach(const struct call_probes *cp, struct bpf_program *entry,
+			struct bpf_program *exit, const char *path, pid_t pid,
+			struct call_links *out);
+
+/* Detach both links (entries first); L may hold none. */
+void call_links__detach(struct call_links *l);
+
 #endif
