@@ -94,7 +94,7 @@ static const char doc[] =
 "    gofuncgraph --max-overhead 5 -p 181 main.handle  # under 5% of a CPU\n"
 "    gofuncgraph -j -c ./app main.work       # JSON, one root a line\n";
 
-enum { OPT_NO_WAITS = 1000 };
+enum { OPT_NO_WAITS = TOOL_OPT_OWN };
 
 /* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {

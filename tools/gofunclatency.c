@@ -44,7 +44,7 @@ static struct env {
 } env = { .unit = "nsecs", .unit_div = 1 };
 
 /* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
-enum { OPT_SPLIT_HISTS = 1000 };
+enum { OPT_SPLIT_HISTS = TOOL_OPT_OWN };
 
 static const struct argp_option opts[] = {
 	{ "microseconds", 'u', NULL, 0, "Microsecond histogram", 0 },

@@ -16,10 +16,6 @@
 #include "cli/overhead_limit.h"
 #include "cli/tool.h"
 
-/* The keys of the options that have no short option. */
-#define OPT_MAX_OVERHEAD	0x1001
-#define OPT_DEBUG_FILE		0x1002
-
 static volatile sig_atomic_t exiting;
 static bool verbose;
 
@@ -89,10 +85,10 @@ error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
 	case 'j':
 		o->json = true;
 		break;
-	case OPT_MAX_OVERHEAD:
+	case TOOL_OPT_MAX_OVERHEAD:
 		o->max_overhead = parse_percent(arg);
 		break;
-	case OPT_DEBUG_FILE:
+	case TOOL_OPT_DEBUG_FILE:
 		o->debug_file = arg;
 		break;
 	case 'h':
@@ -137,9 +133,9 @@ static const struct argp_option common_options[] = {
 	{ "command", 'c', "CMD", 0, "Run CMD (with its arguments) and trace it until it exits", 0 },
 	{ "duration", 'd', "DURATION", 0, "Total duration of trace, seconds", 0 },
 	{ "verbose", 'v', NULL, 0, "Print each probe and libbpf's messages", 0 },
-	{ "debug-file", OPT_DEBUG_FILE, "FILE", 0,
+	{ "debug-file", TOOL_OPT_DEBUG_FILE, "FILE", 0,
 	  "Read DWARF from FILE, the binary's separate debug file (else the binary's own, or one found by build ID or .gnu_debuglink)", 0 },
-	{ "max-overhead", OPT_MAX_OVERHEAD, "PCT", 0,
+	{ "max-overhead", TOOL_OPT_MAX_OVERHEAD, "PCT", 0,
 	  "Detach the probes of the functions hit most when the probes would cost the target more than PCT% of one CPU; their counts are marked partial", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 };

@@ -18,6 +18,17 @@
 #include "cli/overhead_limit.h"
 #include "gobin/go_binary.h"
 
+/*
+ * The keys of long options that have no short one: the shared ones here,
+ * each tool's own from TOOL_OPT_OWN on (enum { OPT_X = TOOL_OPT_OWN, ...}),
+ * all past the characters a short option could be.
+ */
+enum tool_long_option {
+	TOOL_OPT_MAX_OVERHEAD = 0x100,
+	TOOL_OPT_DEBUG_FILE,
+	TOOL_OPT_OWN = 0x200,
+};
+
 struct tool_options {
 	pid_t pid;		/* -p */
 	const char *cmd;	/* -c */
