@@ -3,7 +3,8 @@
 # lib/README.md, a man page, a script or a comment names must exist. A path
 # is a word that starts with one of the repository's folders (lib/, bpf/,
 # tools/, tests/, ...) or with one of lib/'s (probe/, x86/, ...), as the
-# comments name files ("cli/overhead_limit.h"); '*' stands for any name.
+# comments name files ("cli/overhead_limit.h"), or a module without its
+# .c or .h ("probe/inline_sites"); '*' stands for any name.
 # Not paths of ours: #include <...> (the system's), and the few words
 # below that name other trees.
 source "$(dirname "$0")/lib.sh"
@@ -47,6 +48,8 @@ for f in files:
                 where = ['lib/' + p, p]
             else:
                 continue
+            # a module may be named without its .c or .h
+            where += [w + x for w in where for x in ('.c', '.h')]
             if f + ':' + p in elsewhere or any('*' in w or os.path.exists(w) for w in where):
                 continue
             print(f'{f}:{n}: {p}')
