@@ -194,18 +194,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	}
 }
 
-#define MAX_BINARIES 8
-
-/* The binaries the probes go into: the target's first. */
-static struct traced_binary binaries[MAX_BINARIES];
-static size_t nbinaries;
-
-/* The traced binary of BINARY (NULL: the target's), added when new. */
-static int binary_of(const struct tool_target *t, const char *binary,
-		     struct traced_binary **out)
+/* The traced binary of BINARY (NULL: the target's), added to TBS when new. */
+static int binary_of(const struct tool_target *t, struct traced_binaries *tbs,
+		     const char *binary, struct traced_binary **out)
 {
-	char path[sizeof(binaries[0].path)];
-	size_t i;
+	char path[sizeof((*out)->path)];
 	int err = 0;
 
 	/* no BINARY: the executable of -c or -p */
@@ -216,33 +209,8 @@ static int binary_of(const struct tool_target *t, const char *binary,
 				      path, sizeof(path));
 	if (err)
 		return err;
-	for (i = 0; i < nbinaries; i++) {
-		if (!strcmp(binaries[i].path, path)) {
-			*out = &binaries[i];
-			return 0;
-		}
-	}
-	if (nbinaries == MAX_BINARIES)
-		return gt_error(-E2BIG, "probes in more than %d binaries",
-				MAX_BINARIES);
-	err = traced_binary__open(&binaries[nbinaries], path,
-				  strcmp(path, t->path) ? NULL : t->bin);
-	if (err) {
-		traced_binary__close(&binaries[nbinaries]);
-		return err;
-	}
-	*out = &binaries[nbinaries++];
-	return 0;
-}
-
-static struct traced_binary *binary_for(const struct go_binary *bin)
-{
-	size_t i;
-
-	for (i = 0; i < nbinaries; i++)
-		if (binaries[i].bin == bin)
-			return &binaries[i];
-	return NULL;
+	return traced_binaries__add(tbs, path,
+				    strcmp(path, t->path) ? NULL : t->bin, out);
 }
 
 /* Does PROBE convert a value to a type, (*main.T)(goarg1)? */
@@ -260,8 +228,8 @@ static bool probe_converts(const struct trace_probe *probe)
 }
 
 /* The functions of PROBE, in its binary. */
-static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
-		      const struct trace_probe *probe)
+static int plan_probe(struct trace_plan_set *s, struct traced_binaries *tbs,
+		      const struct tool_target *t, const struct trace_probe *probe)
 {
 	bool have_target = env.tool.pid || env.tool.cmd;
 	struct probe_spec spec = { 0 };
@@ -272,7 +240,7 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 
 	err = probe_spec__parse(probe->target, have_target, &spec);
 	if (!err)
-		err = binary_of(t, spec.binary, &tb);
+		err = binary_of(t, tbs, spec.binary, &tb);
 	/* conversions need the type data; without DWARF, methods are typed
 	 * by their receiver's method table in it, when it can be read */
 	if (!err && probe_converts(probe))
@@ -311,6 +279,7 @@ static int plan_probe(struct trace_plan_set *s, const struct tool_target *t,
 /* What events are printed with. */
 struct printer {
 	const struct trace_plan_set *set;
+	const struct traced_binaries *bins;
 	struct timespec start_mono;
 	long nevents;
 	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
@@ -389,7 +358,7 @@ static void print_value_to(struct printer *pr, FILE *f,
 			   const struct trace_event *e,
 			   const struct trace_row *row, size_t i, bool json)
 {
-	struct value_ctx ctx = { .tb = binary_for(row->bin), .e = e };
+	struct value_ctx ctx = { .tb = traced_binaries__of(pr->bins, row->bin), .e = e };
 	struct value_printer p = {
 		.f = f, .plus = row->probe->convs[i].plus, .json = json,
 		.go_minor = go_version__minor(row->bin->version),
@@ -442,7 +411,7 @@ static void event_value(struct printer *pr, const struct trace_event *e,
 				     sizeof(names->gccgo));
 		v->type_name = names->gccgo;
 	} else if (c->kind == TRACE_CONV_TYPE && !v->unreadable) {
-		v->type_name = type_name(binary_for(row->bin), e, v->word,
+		v->type_name = type_name(traced_binaries__of(pr->bins, row->bin), e, v->word,
 					 names->addr, sizeof(names->addr));
 	}
 }
@@ -539,7 +508,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		print_values(pr, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
-			user_stack__print(binary_for(row->bin), stdout, true,
+			user_stack__print(traced_binaries__of(pr->bins, row->bin), stdout, true,
 					  e->pid, e->start_code, e->frames,
 					  stack_depth(e));
 			printf("]");
@@ -558,7 +527,7 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
 		       comm, func, msg);
 		if (env.user_stack) {
-			user_stack__print(binary_for(row->bin), stdout, false,
+			user_stack__print(traced_binaries__of(pr->bins, row->bin), stdout, false,
 					  e->pid, e->start_code, e->frames,
 					  stack_depth(e));
 			putchar('\n');
@@ -626,13 +595,14 @@ static int store_value_maps(struct gotrace_bpf *obj, const struct value_types *v
 }
 
 /* %v of an interface: the dynamic types of every binary. */
-static int plan_dyn_types(struct trace_plan_set *s)
+static int plan_dyn_types(struct trace_plan_set *s,
+			  const struct traced_binaries *tbs)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nbinaries && !err && s->vtypes.has_ifaces; i++)
-		err = traced_binary__add_dyn_types(&binaries[i], &s->vtypes);
+	for (i = 0; i < tbs->n && !err && s->vtypes.has_ifaces; i++)
+		err = traced_binary__add_dyn_types(tbs->bins[i], &s->vtypes);
 	return err;
 }
 
@@ -658,7 +628,9 @@ static int store_plans(struct gotrace_bpf *obj, const struct trace_plan_set *s)
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
-		    const struct trace_plan_set *s, struct overhead_limit *limit)
+		    const struct trace_plan_set *s,
+		    const struct traced_binaries *tbs,
+		    struct overhead_limit *limit)
 {
 	struct gotrace_bpf *obj = gotrace_bpf__open();
 	bool gccgo = false;
@@ -668,8 +640,8 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	if (!obj)
 		return skeleton__open_error();
 	*out = obj;
-	for (i = 0; i < nbinaries; i++)
-		gccgo |= binaries[i].bin->is_gccgo;
+	for (i = 0; i < tbs->n; i++)
+		gccgo |= tbs->bins[i]->bin->is_gccgo;
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
@@ -704,19 +676,21 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 /* Each binary's probe sites, with the one program; LIMIT (or NULL) may
  * detach some. */
 static int attach(struct gotrace_bpf *obj, pid_t tgid,
+		  const struct traced_binaries *tbs,
 		  struct overhead_limit *limit)
 {
+	struct traced_binary *tb;
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < nbinaries && !err; i++) {
-		if (!binaries[i].sites.n)
+	for (i = 0; i < tbs->n && !err; i++) {
+		tb = tbs->bins[i];
+		if (!tb->sites.n)
 			continue;
-		err = uprobes__attach(obj->progs.trace_hit, binaries[i].path,
-				      tgid, &binaries[i].sites,
-				      &binaries[i].links);
+		err = uprobes__attach(obj->progs.trace_hit, tb->path, tgid,
+				      &tb->sites, &tb->links);
 		if (!err && limit)
-			err = overhead_limit__add_links(limit, binaries[i].links);
+			err = overhead_limit__add_links(limit, tb->links);
 	}
 	return err;
 }
@@ -753,7 +727,7 @@ static void print_detached_json(const struct overhead_limit *l,
 }
 
 /* What names types and frames in each binary, as the probes need. */
-static void load_names(void)
+static void load_names(const struct traced_binaries *tbs)
 {
 	bool types = false;
 	size_t i, k;
@@ -761,9 +735,9 @@ static void load_names(void)
 	for (i = 0; i < env.nprobes; i++)
 		for (k = 0; k < env.probes[i].nconvs; k++)
 			types |= env.probes[i].convs[k].kind == TRACE_CONV_TYPE;
-	for (i = 0; i < nbinaries; i++)
-		traced_binary__load_names(&binaries[i],
-					  types && !binaries[i].bin->is_gccgo,
+	for (i = 0; i < tbs->n; i++)
+		traced_binary__load_names(tbs->bins[i],
+					  types && !tbs->bins[i]->bin->is_gccgo,
 					  env.user_stack, env.tool.verbose);
 }
 
@@ -819,7 +793,8 @@ int main(int argc, char **argv)
 {
 	struct tool_target target = { .cmd.gate_fd = -1 };
 	struct trace_plan_set set = { 0 };
-	struct printer pr = { .set = &set };
+	struct traced_binaries bins = { 0 };
+	struct printer pr = { .set = &set, .bins = &bins };
 	struct gotrace_bpf *obj = NULL;
 	struct overhead_limit limit = { 0 }, *limited = NULL;
 	size_t i;
@@ -831,7 +806,7 @@ int main(int argc, char **argv)
 	set.verbose = env.tool.verbose;
 	err = tool_target__open(&target, &env.tool);
 	for (i = 0; i < env.nprobes && !err; i++)
-		err = plan_probe(&set, &target, &env.probes[i]);
+		err = plan_probe(&set, &bins, &target, &env.probes[i]);
 	/* with nothing left to trace, the list says why */
 	if (!err)
 		left_out__print(&set.left_out, stderr, TOOL,
@@ -839,22 +814,21 @@ int main(int argc, char **argv)
 	if (!err && !set.nrows)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
-		err = plan_dyn_types(&set);
+		err = plan_dyn_types(&set, &bins);
 	if (!err && env.tool.max_overhead) {
 		err = overhead_limit__init(&limit, env.tool.max_overhead,
 					   set.nrows);
 		limited = &limit;
 	}
 	if (!err)
-		err = load_bpf(&obj, target.tgid, &set, limited);
+		err = load_bpf(&obj, target.tgid, &set, &bins, limited);
 	if (!err)
-		err = attach(obj, target.tgid, limited);
+		err = attach(obj, target.tgid, &bins, limited);
 	if (!err) {
-		load_names();
+		load_names(&bins);
 		err = trace(obj, &pr, &target, limited);
 	}
-	for (i = 0; i < nbinaries; i++)
-		traced_binary__close(&binaries[i]);
+	traced_binaries__free(&bins);
 	gotrace_bpf__destroy(obj);
 	overhead_limit__free(&limit);
 	trace_plan_set__free(&set);

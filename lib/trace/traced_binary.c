@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* A binary gotrace probes, and a trace's table of them (traced_binary.h). */
 #include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -232,4 +233,64 @@ void traced_binary__close(struct traced_binary *tb)
 	if (tb->owns_bin)
 		go_binary__close(tb->bin);
 	memset(tb, 0, sizeof(*tb));
+}
+
+int traced_binaries__add(struct traced_binaries *tbs, const char *path,
+			 struct go_binary *bin, struct traced_binary **out)
+{
+	struct traced_binary *tb = traced_binaries__find(tbs, path);
+	int err;
+
+	if (tb) {
+		*out = tb;
+		return 0;
+	}
+	if (tbs->n == TRACED_BINARIES_MAX)
+		return gt_error(-E2BIG, "probes in more than %d binaries",
+				TRACED_BINARIES_MAX);
+	tb = calloc(1, sizeof(*tb));
+	if (!tb)
+		return gt_error(-ENOMEM, "out of memory");
+	err = traced_binary__open(tb, path, bin);
+	if (err) {
+		traced_binary__close(tb);
+		free(tb);
+		return err;
+	}
+	tbs->bins[tbs->n++] = tb;
+	*out = tb;
+	return 0;
+}
+
+struct traced_binary *traced_binaries__find(const struct traced_binaries *tbs,
+					    const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < tbs->n; i++)
+		if (!strcmp(tbs->bins[i]->path, path))
+			return tbs->bins[i];
+	return NULL;
+}
+
+struct traced_binary *traced_binaries__of(const struct traced_binaries *tbs,
+					  const struct go_binary *bin)
+{
+	size_t i;
+
+	for (i = 0; i < tbs->n; i++)
+		if (tbs->bins[i]->bin == bin)
+			return tbs->bins[i];
+	return NULL;
+}
+
+void traced_binaries__free(struct traced_binaries *tbs)
+{
+	size_t i;
+
+	for (i = 0; i < tbs->n; i++) {
+		traced_binary__close(tbs->bins[i]);
+		free(tbs->bins[i]);
+	}
+	memset(tbs, 0, sizeof(*tbs));
 }

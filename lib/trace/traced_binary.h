@@ -10,6 +10,9 @@
  * executable address (the kernel computes start_code so), which each event
  * carries, so that names resolve after a short-lived process is gone; a
  * library by where /proc/PID/maps says it is mapped, while PID lives.
+ *
+ * A trace's binaries (struct traced_binaries) are each opened once, however
+ * many probes name them, and found again by path or by their go_binary.
  */
 #ifndef GOTOOLS_TRACED_BINARY_H
 #define GOTOOLS_TRACED_BINARY_H
@@ -98,5 +101,34 @@ bool traced_binary__has_fmt_method(struct traced_binary *tb,
 				   const struct go_type *t);
 
 void traced_binary__close(struct traced_binary *tb);
+
+#define TRACED_BINARIES_MAX 8
+
+/* The binaries a trace's probes go into, in the order they were added
+ * (the target's first). Each is allocated once: pointers to them stay
+ * valid until traced_binaries__free(). */
+struct traced_binaries {
+	struct traced_binary *bins[TRACED_BINARIES_MAX];
+	size_t n;
+};
+
+/*
+ * The traced binary at PATH into *OUT: the one added before, else opened
+ * as traced_binary__open() does (BIN, or NULL, as there) and added.
+ * Returns 0, -E2BIG past TRACED_BINARIES_MAX binaries, -ENOMEM or what
+ * traced_binary__open() returns; with a reason.
+ */
+int traced_binaries__add(struct traced_binaries *tbs, const char *path,
+			 struct go_binary *bin, struct traced_binary **out);
+
+/* The traced binary at PATH, or NULL. */
+struct traced_binary *traced_binaries__find(const struct traced_binaries *tbs,
+					    const char *path);
+
+/* The traced binary whose go_binary is BIN, or NULL. */
+struct traced_binary *traced_binaries__of(const struct traced_binaries *tbs,
+					  const struct go_binary *bin);
+
+void traced_binaries__free(struct traced_binaries *tbs);
 
 #endif
