@@ -287,23 +287,6 @@ struct printer {
 	struct value_memory mem;	/* %v: the event's chunks */
 };
 
-/* %T: the name of the runtime type at ADDR, or NULL for a nil interface. */
-static const char *type_name(struct traced_binary *tb, const struct trace_event *e,
-			     uint64_t addr, char *buf, size_t len)
-{
-	const char *name;
-	uint64_t vaddr;
-
-	if (!addr)
-		return NULL;
-	if (tb && tb->rtypes &&
-	    traced_binary__file_address(tb, e->pid, e->start_code, addr, &vaddr) &&
-	    !go_rtypes__name(tb->rtypes, vaddr, &name))
-		return name;
-	snprintf(buf, len, "<type 0x%llx>", (unsigned long long)addr);
-	return buf;
-}
-
 /* -U: how many frames of E to print. */
 static uint32_t stack_depth(const struct trace_event *e)
 {
@@ -317,56 +300,21 @@ struct type_names {
 	char *text;			/* %v, malloc()ed */
 };
 
-/* What %v asks of an event's binary. */
-struct value_ctx {
-	struct traced_binary *tb;
-	const struct trace_event *e;
-};
-
-static const struct go_type *value_dyn_type(void *ctx, uint64_t addr)
-{
-	struct value_ctx *c = ctx;
-
-	return c->tb ? traced_binary__dyn_type(c->tb, c->e->pid,
-					       c->e->start_code, addr) : NULL;
-}
-
-/* NULL when the type data does not name it: the printer says <type ADDR> */
-static const char *value_type_name(void *ctx, uint64_t addr)
-{
-	struct value_ctx *c = ctx;
-	const char *name;
-	uint64_t vaddr;
-
-	if (c->tb && c->tb->rtypes &&
-	    traced_binary__file_address(c->tb, c->e->pid, c->e->start_code,
-					addr, &vaddr) &&
-	    !go_rtypes__name(c->tb->rtypes, vaddr, &name))
-		return name;
-	return NULL;
-}
-
-static bool value_has_fmt_method(void *ctx, const struct go_type *t)
-{
-	struct value_ctx *c = ctx;
-
-	return c->tb && traced_binary__has_fmt_method(c->tb, t);
-}
-
 /* %v: conversion I of ROW in event E to F, as text or as JSON. */
 static void print_value_to(struct printer *pr, FILE *f,
 			   const struct trace_event *e,
 			   const struct trace_row *row, size_t i, bool json)
 {
-	struct value_ctx ctx = { .tb = traced_binaries__of(pr->bins, row->bin), .e = e };
+	struct traced_image img = {
+		traced_binaries__of(pr->bins, row->bin), e->pid, e->start_code,
+	};
 	struct value_printer p = {
 		.f = f, .plus = row->probe->convs[i].plus, .json = json,
 		.go_minor = go_version__minor(row->bin->version),
-		.mem = &pr->mem, .dyn_type = value_dyn_type,
-		.type_name = value_type_name,
-		.has_fmt_method = value_has_fmt_method, .ctx = &ctx,
+		.mem = &pr->mem,
 	};
 
+	traced_image__value_printer(&img, &p);
 	trace_row__print_value(row, i, e, &p);
 }
 
@@ -398,6 +346,7 @@ static void event_value(struct printer *pr, const struct trace_event *e,
 			struct trace_value *v, struct type_names *names)
 {
 	const struct trace_conv *c = &row->probe->convs[i];
+	struct traced_binary *tb;
 
 	names->text = NULL;
 	if (c->kind == TRACE_CONV_VALUE) {
@@ -410,9 +359,17 @@ static void event_value(struct printer *pr, const struct trace_event *e,
 		go_rtype__gccgo_name(v->str, v->str_len, names->gccgo,
 				     sizeof(names->gccgo));
 		v->type_name = names->gccgo;
-	} else if (c->kind == TRACE_CONV_TYPE && !v->unreadable) {
-		v->type_name = type_name(traced_binaries__of(pr->bins, row->bin), e, v->word,
-					 names->addr, sizeof(names->addr));
+	} else if (c->kind == TRACE_CONV_TYPE && !v->unreadable && v->word) {
+		/* (a nil interface has no type: type_name stays NULL) */
+		tb = traced_binaries__of(pr->bins, row->bin);
+		v->type_name = tb ? traced_binary__type_name(tb, e->pid,
+							     e->start_code,
+							     v->word) : NULL;
+		if (!v->type_name) {
+			snprintf(names->addr, sizeof(names->addr),
+				 "<type 0x%llx>", (unsigned long long)v->word);
+			v->type_name = names->addr;
+		}
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "core/mem.h"
 #include "probe/target.h"
 #include "trace/traced_binary.h"
+#include "trace/value_print.h"
 
 /* Its segments' lowest address, the lowest executable one, and whether it
  * is a non-PIE executable, a PIE one (ET_DYN with an interpreter) or a
@@ -180,6 +181,19 @@ const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
 	return vaddr < start ? NULL : go_dwarf__runtime_type(tb->dw, vaddr - start);
 }
 
+const char *traced_binary__type_name(struct traced_binary *tb, pid_t pid,
+				     uint64_t start_code, uint64_t addr)
+{
+	const char *name;
+	uint64_t vaddr;
+
+	if (tb->rtypes &&
+	    traced_binary__file_address(tb, pid, start_code, addr, &vaddr) &&
+	    !go_rtypes__name(tb->rtypes, vaddr, &name))
+		return name;
+	return NULL;
+}
+
 /* Is there a function PKG.T.M or, for a pointer, PKG.(*T).M? */
 static bool has_method(const struct go_binary *bin, const char *name,
 		       const char *method)
@@ -233,6 +247,39 @@ void traced_binary__close(struct traced_binary *tb)
 	if (tb->owns_bin)
 		go_binary__close(tb->bin);
 	memset(tb, 0, sizeof(*tb));
+}
+
+static const struct go_type *image_dyn_type(void *ctx, uint64_t addr)
+{
+	struct traced_image *img = ctx;
+
+	return img->tb ? traced_binary__dyn_type(img->tb, img->pid,
+						 img->start_code, addr) : NULL;
+}
+
+/* NULL when the type data does not name it: the printer says <type ADDR> */
+static const char *image_type_name(void *ctx, uint64_t addr)
+{
+	struct traced_image *img = ctx;
+
+	return img->tb ? traced_binary__type_name(img->tb, img->pid,
+						  img->start_code, addr) : NULL;
+}
+
+static bool image_has_fmt_method(void *ctx, const struct go_type *t)
+{
+	struct traced_image *img = ctx;
+
+	return img->tb && traced_binary__has_fmt_method(img->tb, t);
+}
+
+void traced_image__value_printer(struct traced_image *img,
+				 struct value_printer *p)
+{
+	p->dyn_type = image_dyn_type;
+	p->type_name = image_type_name;
+	p->has_fmt_method = image_has_fmt_method;
+	p->ctx = img;
 }
 
 int traced_binaries__add(struct traced_binaries *tbs, const char *path,

@@ -28,6 +28,8 @@
 #include "probe/uprobes.h"
 #include "trace/value_types.h"
 
+struct value_printer;
+
 enum traced_placement {
 	PLACED_AS_LINKED,	/* a non-PIE executable */
 	PLACED_PIE,		/* a PIE executable */
@@ -95,12 +97,31 @@ const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
 					      pid_t pid, uint64_t start_code,
 					      uint64_t addr);
 
+/* The name %T gives the type whose descriptor is at run-time address ADDR
+ * of PID, whose mm->start_code is START_CODE, from TB's type data; NULL
+ * when it names none there (or it was not loaded). */
+const char *traced_binary__type_name(struct traced_binary *tb, pid_t pid,
+				     uint64_t start_code, uint64_t addr);
+
 /* Has the type T (named as gc names it: "main.T", "*main.T") an Error or
  * a String method among TB's functions (pkg.T.M, pkg.(*T).M)? */
 bool traced_binary__has_fmt_method(struct traced_binary *tb,
 				   const struct go_type *t);
 
 void traced_binary__close(struct traced_binary *tb);
+
+/* TB as loaded in process PID, whose mm->start_code is START_CODE: what
+ * names the types of an event's values. */
+struct traced_image {
+	struct traced_binary *tb;	/* NULL: nothing is named */
+	pid_t pid;
+	uint64_t start_code;
+};
+
+/* %v: P's dyn_type, type_name and has_fmt_method answered from IMG's
+ * binary (IMG must outlive P's use). */
+void traced_image__value_printer(struct traced_image *img,
+				 struct value_printer *p);
 
 #define TRACED_BINARIES_MAX 8
 
