@@ -285,6 +285,7 @@ struct printer {
 	const struct overhead_limit *limit;	/* --max-overhead, or NULL */
 	unsigned int limit_rounds;	/* its detaching checks printed */
 	struct value_memory mem;	/* %v: the event's chunks */
+	char row_name[4096];		/* row_name()'s */
 };
 
 /* -U: how many frames of E to print. */
@@ -652,15 +653,16 @@ static int attach(struct gotrace_bpf *obj, pid_t tgid,
 	return err;
 }
 
-/* How --max-overhead names a row: FUNC, or r:FUNC. */
+/* How --max-overhead names a row: FUNC, or r:FUNC, in the printer's
+ * buffer (valid until the next call). */
 static const char *row_name(void *ctx, size_t idx)
 {
-	static char buf[4096];
-	const struct trace_row *row = &((const struct trace_plan_set *)ctx)->rows[idx];
+	struct printer *pr = ctx;
+	const struct trace_row *row = &pr->set->rows[idx];
 
-	snprintf(buf, sizeof(buf), "%s%s", row->probe->ret ? "r:" : "",
-		 row->func);
-	return buf;
+	snprintf(pr->row_name, sizeof(pr->row_name), "%s%s",
+		 row->probe->ret ? "r:" : "", row->func);
+	return pr->row_name;
 }
 
 /* With -j, a line for each row the last check detached. */
@@ -735,7 +737,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	tool_clock__start(&clock, &env.tool);
-	clock.limit = (struct tool_limit){ limit, row_name, (void *)pr->set };
+	clock.limit = (struct tool_limit){ limit, row_name, pr };
 	pr->limit = limit;
 	err = tool_target__release(target, &env.tool);
 	if (!err)

@@ -148,7 +148,9 @@ const struct overhead_index *overhead_limit__detached(
 char *overhead_index__str(const struct overhead_index *i, char *buf,
 			  size_t size);
 
-/* Names an index for overhead_limit__print(). */
+/* Names an index for overhead_limit__print(): a string CTX owns, which
+ * the caller neither frees nor keeps: it need stay valid only until the
+ * next call. */
 typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
 
 /*
