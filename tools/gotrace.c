@@ -213,65 +213,21 @@ static int binary_of(const struct tool_target *t, struct traced_binaries *tbs,
 				    strcmp(path, t->path) ? NULL : t->bin, out);
 }
 
-/* Does PROBE convert a value to a type, (*main.T)(goarg1)? */
-static bool probe_converts(const struct trace_probe *probe)
-{
-	size_t i;
-
-	for (i = 0; i < probe->nconvs; i++)
-		if (probe->convs[i].expr.conv)
-			return true;
-	for (i = 0; i < probe->nterms; i++)
-		if (probe->terms[i].expr.conv)
-			return true;
-	return false;
-}
-
 /* The functions of PROBE, in its binary. */
 static int plan_probe(struct trace_plan_set *s, struct traced_binaries *tbs,
 		      const struct tool_target *t, const struct trace_probe *probe)
 {
 	bool have_target = env.tool.pid || env.tool.cmd;
 	struct probe_spec spec = { 0 };
-	struct func_probes fp = { 0 };
 	struct traced_binary *tb = NULL;
-	size_t i;
 	int err;
 
 	err = probe_spec__parse(probe->target, have_target, &spec);
 	if (!err)
 		err = binary_of(t, tbs, spec.binary, &tb);
-	/* conversions need the type data; without DWARF, methods are typed
-	 * by their receiver's method table in it, when it can be read */
-	if (!err && probe_converts(probe))
-		err = traced_binary__open_typedata(tb);
-	else if (!err && !tb->dw && !tb->bin->is_gccgo &&
-		 (probe->nconvs || probe->nterms) &&
-		 traced_binary__open_typedata(tb))
-		gt_error_clear();
 	if (!err)
-		err = func_probes__find(tb->bin, tb->path, spec.pattern,
-					env.tool.regex, &fp);
-	for (i = 0; i < fp.n && !err; i++) {
-		const struct func_probe *p = &fp.probes[i];
-
-		/* an inlined copy has no return of its own */
-		if (p->inlined && probe->ret) {
-			if (env.tool.verbose)
-				fprintf(stderr, "r:%s: inlined copy at 0x%llx not traced (no return)\n",
-					p->name, (unsigned long long)p->site.addr);
-			continue;
-		}
-		if (p->inlined)
-			err = trace_plan_set__add_inlined(s, tb->bin, tb->dw, probe, p,
-							  &tb->sites);
-		else
-			err = trace_plan_set__add(s, tb->bin, tb->dw, tb->td, probe, p,
-						  &tb->sites);
-	}
-	if (!err)
-		err = left_out__add_probes(&s->left_out, &fp);
-	func_probes__free(&fp);
+		err = traced_binary__plan_probe(tb, s, probe, spec.pattern,
+						env.tool.regex);
 	probe_spec__free(&spec);
 	return err;
 }
@@ -296,19 +252,25 @@ static uint32_t stack_depth(const struct trace_event *e)
 
 /* Where a value's %T name or %v text is written. */
 struct type_names {
-	char addr[40];			/* <type 0x...> */
-	char gccgo[TRACE_STR_MAX + 1];
+	char type[TRACE_STR_MAX + 1];
 	char *text;			/* %v, malloc()ed */
 };
+
+/* The binary of ROW as loaded in the process of event E. */
+static struct traced_image event_image(const struct printer *pr,
+				       const struct trace_event *e,
+				       const struct trace_row *row)
+{
+	return (struct traced_image){ traced_binaries__of(pr->bins, row->bin),
+				      e->pid, e->start_code };
+}
 
 /* %v: conversion I of ROW in event E to F, as text or as JSON. */
 static void print_value_to(struct printer *pr, FILE *f,
 			   const struct trace_event *e,
 			   const struct trace_row *row, size_t i, bool json)
 {
-	struct traced_image img = {
-		traced_binaries__of(pr->bins, row->bin), e->pid, e->start_code,
-	};
+	struct traced_image img = event_image(pr, e, row);
 	struct value_printer p = {
 		.f = f, .plus = row->probe->convs[i].plus, .json = json,
 		.go_minor = go_version__minor(row->bin->version),
@@ -347,7 +309,7 @@ static void event_value(struct printer *pr, const struct trace_event *e,
 			struct trace_value *v, struct type_names *names)
 {
 	const struct trace_conv *c = &row->probe->convs[i];
-	struct traced_binary *tb;
+	struct traced_image img = event_image(pr, e, row);
 
 	names->text = NULL;
 	if (c->kind == TRACE_CONV_VALUE) {
@@ -356,22 +318,9 @@ static void event_value(struct printer *pr, const struct trace_event *e,
 		return;
 	}
 	trace_row__value(row, i, e, env.str_max, v);
-	if (c->kind == TRACE_CONV_TYPE && v->str) {
-		go_rtype__gccgo_name(v->str, v->str_len, names->gccgo,
-				     sizeof(names->gccgo));
-		v->type_name = names->gccgo;
-	} else if (c->kind == TRACE_CONV_TYPE && !v->unreadable && v->word) {
-		/* (a nil interface has no type: type_name stays NULL) */
-		tb = traced_binaries__of(pr->bins, row->bin);
-		v->type_name = tb ? traced_binary__type_name(tb, e->pid,
-							     e->start_code,
-							     v->word) : NULL;
-		if (!v->type_name) {
-			snprintf(names->addr, sizeof(names->addr),
-				 "<type 0x%llx>", (unsigned long long)v->word);
-			v->type_name = names->addr;
-		}
-	}
+	if (c->kind == TRACE_CONV_TYPE)
+		traced_image__name_type(&img, v, names->type,
+					sizeof(names->type));
 }
 
 /* The formatted message of event E for ROW. */
@@ -552,18 +501,6 @@ static int store_value_maps(struct gotrace_bpf *obj, const struct value_types *v
 	return err;
 }
 
-/* %v of an interface: the dynamic types of every binary. */
-static int plan_dyn_types(struct trace_plan_set *s,
-			  const struct traced_binaries *tbs)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < tbs->n && !err && s->vtypes.has_ifaces; i++)
-		err = traced_binary__add_dyn_types(tbs->bins[i], &s->vtypes);
-	return err;
-}
-
 /* Each row's plan, and the plans. */
 static int store_plans(struct gotrace_bpf *obj, const struct trace_plan_set *s)
 {
@@ -591,19 +528,15 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 		    struct overhead_limit *limit)
 {
 	struct gotrace_bpf *obj = gotrace_bpf__open();
-	bool gccgo = false;
-	__u32 i;
 	int err;
 
 	if (!obj)
 		return skeleton__open_error();
 	*out = obj;
-	for (i = 0; i < tbs->n; i++)
-		gccgo |= tbs->bins[i]->bin->is_gccgo;
 	obj->rodata->target_tgid = tgid;
 	obj->rodata->user_stack = env.user_stack;
 	/* gccgo code is built without frame pointers: PC and caller only */
-	obj->rodata->frame_pointers = !gccgo;
+	obj->rodata->frame_pointers = !traced_binaries__has_gccgo(tbs);
 	obj->rodata->value_size = env.value_size;
 	obj->rodata->value_depth = env.value_depth;
 	obj->rodata->value_str_max = env.str_max;
@@ -694,10 +627,8 @@ static void load_names(const struct traced_binaries *tbs)
 	for (i = 0; i < env.nprobes; i++)
 		for (k = 0; k < env.probes[i].nconvs; k++)
 			types |= env.probes[i].convs[k].kind == TRACE_CONV_TYPE;
-	for (i = 0; i < tbs->n; i++)
-		traced_binary__load_names(tbs->bins[i],
-					  types && !tbs->bins[i]->bin->is_gccgo,
-					  env.user_stack, env.tool.verbose);
+	traced_binaries__load_names(tbs, types, env.user_stack,
+				    env.tool.verbose);
 }
 
 /* After each poll: with -j, what --max-overhead detached since; with -M,
@@ -773,7 +704,7 @@ int main(int argc, char **argv)
 	if (!err && !set.nrows)
 		err = gt_error(-ENOENT, "nothing to trace");
 	if (!err)
-		err = plan_dyn_types(&set, &bins);
+		err = traced_binaries__add_dyn_types(&bins, &set.vtypes);
 	if (!err && env.tool.max_overhead) {
 		err = overhead_limit__init(&limit, env.tool.max_overhead,
 					   set.nrows);

@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/mem.h"
 #include "probe/target.h"
+#include "trace/trace_plan.h"
+#include "trace/trace_probe.h"
 #include "trace/traced_binary.h"
 #include "trace/value_print.h"
 
@@ -66,6 +68,61 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 		tb->dw = NULL;
 	find_placement(tb);
 	return 0;
+}
+
+/* Does PROBE convert a value to a type, (*main.T)(goarg1)? */
+static bool probe_converts(const struct trace_probe *probe)
+{
+	size_t i;
+
+	for (i = 0; i < probe->nconvs; i++)
+		if (probe->convs[i].expr.conv)
+			return true;
+	for (i = 0; i < probe->nterms; i++)
+		if (probe->terms[i].expr.conv)
+			return true;
+	return false;
+}
+
+int traced_binary__plan_probe(struct traced_binary *tb,
+			      struct trace_plan_set *s,
+			      const struct trace_probe *probe,
+			      const char *pattern, bool regex)
+{
+	struct func_probes fp = { 0 };
+	const struct func_probe *p;
+	size_t i;
+	int err = 0;
+
+	/* conversions need the type data; without DWARF, methods are typed
+	 * by their receiver's method table in it, when it can be read */
+	if (probe_converts(probe))
+		err = traced_binary__open_typedata(tb);
+	else if (!tb->dw && !tb->bin->is_gccgo &&
+		 (probe->nconvs || probe->nterms) &&
+		 traced_binary__open_typedata(tb))
+		gt_error_clear();
+	if (!err)
+		err = func_probes__find(tb->bin, tb->path, pattern, regex, &fp);
+	for (i = 0; i < fp.n && !err; i++) {
+		p = &fp.probes[i];
+		if (p->inlined && probe->ret) {
+			if (s->verbose)
+				fprintf(stderr, "r:%s: inlined copy at 0x%llx not traced (no return)\n",
+					p->name, (unsigned long long)p->site.addr);
+			continue;
+		}
+		if (p->inlined)
+			err = trace_plan_set__add_inlined(s, tb->bin, tb->dw,
+							  probe, p, &tb->sites);
+		else
+			err = trace_plan_set__add(s, tb->bin, tb->dw, tb->td,
+						  probe, p, &tb->sites);
+	}
+	if (!err)
+		err = left_out__add_probes(&s->left_out, &fp);
+	func_probes__free(&fp);
+	return err;
 }
 
 void traced_binary__load_names(struct traced_binary *tb, bool types, bool lines,
@@ -273,6 +330,26 @@ static bool image_has_fmt_method(void *ctx, const struct go_type *t)
 	return img->tb && traced_binary__has_fmt_method(img->tb, t);
 }
 
+void traced_image__name_type(struct traced_image *img, struct trace_value *v,
+			     char *buf, size_t len)
+{
+	if (v->str) {
+		go_rtype__gccgo_name(v->str, v->str_len, buf, len);
+		v->type_name = buf;
+		return;
+	}
+	if (v->unreadable || !v->word)
+		return;
+	v->type_name = img->tb ? traced_binary__type_name(img->tb, img->pid,
+							  img->start_code,
+							  v->word) : NULL;
+	if (!v->type_name) {
+		snprintf(buf, len, "<type 0x%llx>",
+			 (unsigned long long)v->word);
+		v->type_name = buf;
+	}
+}
+
 void traced_image__value_printer(struct traced_image *img,
 				 struct value_printer *p)
 {
@@ -329,6 +406,38 @@ struct traced_binary *traced_binaries__of(const struct traced_binaries *tbs,
 		if (tbs->bins[i]->bin == bin)
 			return tbs->bins[i];
 	return NULL;
+}
+
+void traced_binaries__load_names(const struct traced_binaries *tbs,
+				 bool types, bool lines, bool verbose)
+{
+	size_t i;
+
+	for (i = 0; i < tbs->n; i++)
+		traced_binary__load_names(tbs->bins[i],
+					  types && !tbs->bins[i]->bin->is_gccgo,
+					  lines, verbose);
+}
+
+int traced_binaries__add_dyn_types(const struct traced_binaries *tbs,
+				   struct value_types *vt)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < tbs->n && !err && vt->has_ifaces; i++)
+		err = traced_binary__add_dyn_types(tbs->bins[i], vt);
+	return err;
+}
+
+bool traced_binaries__has_gccgo(const struct traced_binaries *tbs)
+{
+	size_t i;
+
+	for (i = 0; i < tbs->n; i++)
+		if (tbs->bins[i]->bin->is_gccgo)
+			return true;
+	return false;
 }
 
 void traced_binaries__free(struct traced_binaries *tbs)

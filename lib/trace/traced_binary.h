@@ -28,6 +28,9 @@
 #include "probe/uprobes.h"
 #include "trace/value_types.h"
 
+struct trace_plan_set;
+struct trace_probe;
+struct trace_value;
 struct value_printer;
 
 enum traced_placement {
@@ -64,6 +67,19 @@ struct traced_binary {
  */
 int traced_binary__open(struct traced_binary *tb, const char *path,
 			struct go_binary *bin);
+
+/*
+ * The functions of PROBE matching PATTERN (a glob, or a regular expression
+ * when REGEX) in TB, planned into S, their sites added to TB's: the type
+ * data opened first when the probe converts a value to a type (or, without
+ * DWARF, types a method's values by its receiver's method table); an
+ * inlined copy left out of an r: probe (it has no return of its own, said
+ * when S->verbose). Returns 0 or a negative errno with a reason.
+ */
+int traced_binary__plan_probe(struct traced_binary *tb,
+			      struct trace_plan_set *s,
+			      const struct trace_probe *probe,
+			      const char *pattern, bool regex);
 
 /* Load what names types (TYPES) and stack frames (LINES); what the binary
  * lacks leaves addresses, said once on stderr when VERBOSE. */
@@ -118,6 +134,16 @@ struct traced_image {
 	uint64_t start_code;
 };
 
+/*
+ * %T: V->type_name, the dynamic type of what BPF read into V: gccgo's type
+ * descriptor string (V->str) without its quoted package paths, else the
+ * descriptor at run-time address V->word named by IMG's type data, or
+ * "<type 0xADDR>"; a nil interface (0) or an unreadable value keep NULL.
+ * BUF (LEN bytes) holds the name when it is not the type data's.
+ */
+void traced_image__name_type(struct traced_image *img, struct trace_value *v,
+			     char *buf, size_t len);
+
 /* %v: P's dyn_type, type_name and has_fmt_method answered from IMG's
  * binary (IMG must outlive P's use). */
 void traced_image__value_printer(struct traced_image *img,
@@ -149,6 +175,18 @@ struct traced_binary *traced_binaries__find(const struct traced_binaries *tbs,
 /* The traced binary whose go_binary is BIN, or NULL. */
 struct traced_binary *traced_binaries__of(const struct traced_binaries *tbs,
 					  const struct go_binary *bin);
+
+/* traced_binary__load_names() of each binary; TYPES but for gccgo's,
+ * whose %T names BPF reads from the type descriptor. */
+void traced_binaries__load_names(const struct traced_binaries *tbs,
+				 bool types, bool lines, bool verbose);
+
+/* traced_binary__add_dyn_types() of each binary, when VT has interfaces. */
+int traced_binaries__add_dyn_types(const struct traced_binaries *tbs,
+				   struct value_types *vt);
+
+/* Is one of the binaries built by gccgo? */
+bool traced_binaries__has_gccgo(const struct traced_binaries *tbs);
 
 void traced_binaries__free(struct traced_binaries *tbs);
 
