@@ -11,36 +11,29 @@
  * precompiled BPF program reads the plan of the probe's cookie from a map
  * (by its row: each function of each probe) and sends raw words, string
  * bytes, the memory %v values refer to and return addresses through a ring
- * buffer; this file formats the lines (%v through lib/trace/value_print.h),
- * naming interface types from the type data (lib/gobin/go_rtype.h) and
- * stack frames from the pclntab (lib/gobin/pcline.h).
+ * buffer. Each probed binary is opened once (lib/trace/traced_binary.h);
+ * each event's values are rebuilt by lib/trace/trace_event.h (%v through
+ * lib/trace/value_print.h, interface types named from the type data), its
+ * stack frames named by lib/cli/user_stack.h; this file lays out the lines.
  */
 #include <argp.h>
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <gelf.h>
 #include "core/error.h"
-#include "probe/func_probes.h"
-#include "gobin/go_binary.h"
-#include "goabi/go_dwarf.h"
-#include "gobin/go_rtype.h"
-#include "goabi/goroutine.h"
 #include "core/json.h"
 #include "cli/overhead_limit.h"
-#include "gobin/pcline.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
 #include "cli/user_stack.h"
 #include "trace/trace_plan.h"
+#include "trace/trace_event.h"
 #include "trace/trace_probe.h"
 #include "trace/trace_row.h"
 #include "trace/traced_binary.h"
@@ -250,85 +243,13 @@ static uint32_t stack_depth(const struct trace_event *e)
 	return e->nframes < STACK_MAX_FRAMES ? e->nframes : STACK_MAX_FRAMES;
 }
 
-/* Where a value's %T name or %v text is written. */
-struct type_names {
-	char type[TRACE_STR_MAX + 1];
-	char *text;			/* %v, malloc()ed */
-};
-
-/* The binary of ROW as loaded in the process of event E. */
-static struct traced_image event_image(const struct printer *pr,
-				       const struct trace_event *e,
-				       const struct trace_row *row)
-{
-	return (struct traced_image){ traced_binaries__of(pr->bins, row->bin),
-				      e->pid, e->start_code };
-}
-
-/* %v: conversion I of ROW in event E to F, as text or as JSON. */
-static void print_value_to(struct printer *pr, FILE *f,
-			   const struct trace_event *e,
-			   const struct trace_row *row, size_t i, bool json)
-{
-	struct traced_image img = event_image(pr, e, row);
-	struct value_printer p = {
-		.f = f, .plus = row->probe->convs[i].plus, .json = json,
-		.go_minor = go_version__minor(row->bin->version),
-		.mem = &pr->mem,
-	};
-
-	traced_image__value_printer(&img, &p);
-	trace_row__print_value(row, i, e, &p);
-}
-
-/* %v: conversion I of ROW in event E as text, into NAMES->text. */
-static void print_value(struct printer *pr, const struct trace_event *e,
-			const struct trace_row *row, size_t i,
-			struct trace_value *v, struct type_names *names)
-{
-	size_t len = 0;
-	FILE *f = open_memstream(&names->text, &len);
-
-	if (!f) {
-		v->unreadable = "<out of memory>";
-		return;
-	}
-	print_value_to(pr, f, e, row, i, false);
-	if (fclose(f)) {
-		v->unreadable = "<out of memory>";
-		return;
-	}
-	v->str = names->text;
-	v->str_len = len;
-}
-
-/* Value I of event E for ROW into V, a %T with its dynamic type named, a
- * %v printed (free NAMES->text after). */
-static void event_value(struct printer *pr, const struct trace_event *e,
-			const struct trace_row *row, size_t i,
-			struct trace_value *v, struct type_names *names)
-{
-	const struct trace_conv *c = &row->probe->convs[i];
-	struct traced_image img = event_image(pr, e, row);
-
-	names->text = NULL;
-	if (c->kind == TRACE_CONV_VALUE) {
-		memset(v, 0, sizeof(*v));
-		print_value(pr, e, row, i, v, names);
-		return;
-	}
-	trace_row__value(row, i, e, env.str_max, v);
-	if (c->kind == TRACE_CONV_TYPE)
-		traced_image__name_type(&img, v, names->type,
-					sizeof(names->type));
-}
-
 /* The formatted message of event E for ROW. */
-static char *format_message(struct printer *pr, const struct trace_event *e,
+static char *format_message(struct trace_event_ctx *ctx,
+			    const struct trace_event *e,
 			    const struct trace_row *row)
 {
 	const struct trace_probe *p = row->probe;
-	struct type_names names;
+	struct trace_value_text text;
 	struct trace_value v;
 	char *msg = NULL;
 	size_t len = 0, i;
@@ -339,9 +260,9 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 		return NULL;
 	for (i = 0; i < p->nconvs; i++) {
 		fputs(p->convs[i].prefix, m);
-		event_value(pr, e, row, i, &v, &names);
+		trace_event__value(e, row, i, ctx, &v, &text);
 		trace_conv__print(m, &p->convs[i], &v);
-		free(names.text);
+		free(text.text);
 	}
 	fputs(p->suffix, m);
 	if (fclose(m)) {
@@ -352,11 +273,11 @@ static char *format_message(struct printer *pr, const struct trace_event *e,
 }
 
 /* -j: the values of event E for ROW, as a JSON array. */
-static void print_values(struct printer *pr, FILE *f,
+static void print_values(struct trace_event_ctx *ctx, FILE *f,
 			 const struct trace_event *e,
 			 const struct trace_row *row)
 {
-	struct type_names names;
+	struct trace_value_text text;
 	struct trace_value v;
 	size_t i;
 
@@ -364,12 +285,12 @@ static void print_values(struct printer *pr, FILE *f,
 	for (i = 0; i < row->probe->nconvs; i++) {
 		fputs(i ? "," : "", f);
 		if (row->probe->convs[i].kind == TRACE_CONV_VALUE) {
-			print_value_to(pr, f, e, row, i, true);
+			trace_event__print_value(e, row, i, ctx, f, true);
 			continue;
 		}
-		event_value(pr, e, row, i, &v, &names);
+		trace_event__value(e, row, i, ctx, &v, &text);
 		trace_conv__print_json(f, &row->probe->convs[i], &v);
-		free(names.text);
+		free(text.text);
 	}
 	fputc(']', f);
 }
@@ -377,9 +298,11 @@ static void print_values(struct printer *pr, FILE *f,
 static void print_event(struct printer *pr, const struct trace_event *e,
 			const struct trace_row *row)
 {
+	struct traced_binary *tb = traced_binaries__of(pr->bins, row->bin);
+	struct trace_event_ctx ctx = { tb, &pr->mem, env.str_max };
 	char comm[17], tbuf[32] = "", goid[24] = "-", func[4096], *msg;
 
-	msg = format_message(pr, e, row);
+	msg = format_message(&ctx, e, row);
 	if (!msg)
 		return;
 	memcpy(comm, e->comm, 16);
@@ -412,11 +335,11 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
 		printf(",\"values\":");
-		print_values(pr, stdout, e, row);
+		print_values(&ctx, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
-			user_stack__print(traced_binaries__of(pr->bins, row->bin), stdout, true,
-					  e->pid, e->start_code, e->frames,
+			user_stack__print(tb, stdout, true, e->pid,
+					  e->start_code, e->frames,
 					  stack_depth(e));
 			printf("]");
 		}
@@ -434,8 +357,8 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
 		       comm, func, msg);
 		if (env.user_stack) {
-			user_stack__print(traced_binaries__of(pr->bins, row->bin), stdout, false,
-					  e->pid, e->start_code, e->frames,
+			user_stack__print(tb, stdout, false, e->pid,
+					  e->start_code, e->frames,
 					  stack_depth(e));
 			putchar('\n');
 		}
@@ -447,22 +370,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct printer *pr = ctx;
 	const struct trace_event *e = data;
-	const size_t values = offsetof(struct trace_event, value);
-	const struct trace_plan *plan;
 
-	/* the event ends after the strings its plan reads, or with %v
-	 * after the memory it read */
-	if (size < offsetof(struct trace_event, str) ||
-	    e->row >= pr->set->nrows)
-		return 0;
-	plan = trace_plan_set__plan(pr->set, e->row);
-	if (size < offsetof(struct trace_event, str) +
-		   plan->nstrs * sizeof(e->str[0]))
-		return 0;
-	pr->mem.n = 0;
-	if (plan->nvroots && !e->tail &&
-	    (size < values || size - values < e->value_len ||
-	     value_memory__parse(&pr->mem, e->value, e->value_len, e->nchunks)))
+	if (trace_event__check(e, size, pr->set, &pr->mem))
 		return 0;
 	if (env.max_events && pr->nevents >= env.max_events)
 		return 0;

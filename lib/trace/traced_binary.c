@@ -11,7 +11,6 @@
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
 #include "trace/traced_binary.h"
-#include "trace/value_print.h"
 
 /* Its segments' lowest address, the lowest executable one, and whether it
  * is a non-PIE executable, a PIE one (ET_DYN with an interpreter) or a
@@ -304,59 +303,6 @@ void traced_binary__close(struct traced_binary *tb)
 	if (tb->owns_bin)
 		go_binary__close(tb->bin);
 	memset(tb, 0, sizeof(*tb));
-}
-
-static const struct go_type *image_dyn_type(void *ctx, uint64_t addr)
-{
-	struct traced_image *img = ctx;
-
-	return img->tb ? traced_binary__dyn_type(img->tb, img->pid,
-						 img->start_code, addr) : NULL;
-}
-
-/* NULL when the type data does not name it: the printer says <type ADDR> */
-static const char *image_type_name(void *ctx, uint64_t addr)
-{
-	struct traced_image *img = ctx;
-
-	return img->tb ? traced_binary__type_name(img->tb, img->pid,
-						  img->start_code, addr) : NULL;
-}
-
-static bool image_has_fmt_method(void *ctx, const struct go_type *t)
-{
-	struct traced_image *img = ctx;
-
-	return img->tb && traced_binary__has_fmt_method(img->tb, t);
-}
-
-void traced_image__name_type(struct traced_image *img, struct trace_value *v,
-			     char *buf, size_t len)
-{
-	if (v->str) {
-		go_rtype__gccgo_name(v->str, v->str_len, buf, len);
-		v->type_name = buf;
-		return;
-	}
-	if (v->unreadable || !v->word)
-		return;
-	v->type_name = img->tb ? traced_binary__type_name(img->tb, img->pid,
-							  img->start_code,
-							  v->word) : NULL;
-	if (!v->type_name) {
-		snprintf(buf, len, "<type 0x%llx>",
-			 (unsigned long long)v->word);
-		v->type_name = buf;
-	}
-}
-
-void traced_image__value_printer(struct traced_image *img,
-				 struct value_printer *p)
-{
-	p->dyn_type = image_dyn_type;
-	p->type_name = image_type_name;
-	p->has_fmt_method = image_has_fmt_method;
-	p->ctx = img;
 }
 
 int traced_binaries__add(struct traced_binaries *tbs, const char *path,

@@ -30,8 +30,6 @@
 
 struct trace_plan_set;
 struct trace_probe;
-struct trace_value;
-struct value_printer;
 
 enum traced_placement {
 	PLACED_AS_LINKED,	/* a non-PIE executable */
@@ -125,29 +123,6 @@ bool traced_binary__has_fmt_method(struct traced_binary *tb,
 				   const struct go_type *t);
 
 void traced_binary__close(struct traced_binary *tb);
-
-/* TB as loaded in process PID, whose mm->start_code is START_CODE: what
- * names the types of an event's values. */
-struct traced_image {
-	struct traced_binary *tb;	/* NULL: nothing is named */
-	pid_t pid;
-	uint64_t start_code;
-};
-
-/*
- * %T: V->type_name, the dynamic type of what BPF read into V: gccgo's type
- * descriptor string (V->str) without its quoted package paths, else the
- * descriptor at run-time address V->word named by IMG's type data, or
- * "<type 0xADDR>"; a nil interface (0) or an unreadable value keep NULL.
- * BUF (LEN bytes) holds the name when it is not the type data's.
- */
-void traced_image__name_type(struct traced_image *img, struct trace_value *v,
-			     char *buf, size_t len);
-
-/* %v: P's dyn_type, type_name and has_fmt_method answered from IMG's
- * binary (IMG must outlive P's use). */
-void traced_image__value_printer(struct traced_image *img,
-				 struct value_printer *p);
 
 #define TRACED_BINARIES_MAX 8
 

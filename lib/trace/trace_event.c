@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* gotrace's events read back: checked, their values rebuilt (trace_event.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "trace/trace_event.h"
+
+int trace_event__check(const struct trace_event *e, size_t size,
+		       const struct trace_plan_set *s, struct value_memory *mem)
+{
+	const size_t strs = offsetof(struct trace_event, str);
+	const size_t values = offsetof(struct trace_event, value);
+	const struct trace_plan *plan;
+
+	/* the event ends after the strings its plan reads, or with %v
+	 * after the memory it read */
+	if (size < strs || e->row >= s->nrows)
+		return -EINVAL;
+	plan = trace_plan_set__plan(s, e->row);
+	if (size < strs + plan->nstrs * sizeof(e->str[0]))
+		return -EINVAL;
+	mem->n = 0;
+	if (plan->nvroots && !e->tail &&
+	    (size < values || size - values < e->value_len ||
+	     value_memory__parse(mem, e->value, e->value_len, e->nchunks)))
+		return -EINVAL;
+	return 0;
+}
+
+/* What %v asks of the event's binary: its types, as loaded in the event's
+ * process. */
+struct event_types {
+	struct traced_binary *tb;
+	const struct trace_event *e;
+};
+
+static const struct go_type *value_dyn_type(void *ctx, uint64_t addr)
+{
+	struct event_types *t = ctx;
+
+	return t->tb ? traced_binary__dyn_type(t->tb, t->e->pid,
+					       t->e->start_code, addr) : NULL;
+}
+
+/* NULL when the type data does not name it: the printer says <type ADDR> */
+static const char *value_type_name(void *ctx, uint64_t addr)
+{
+	struct event_types *t = ctx;
+
+	return t->tb ? traced_binary__type_name(t->tb, t->e->pid,
+						t->e->start_code, addr) : NULL;
+}
+
+static bool value_has_fmt_method(void *ctx, const struct go_type *type)
+{
+	struct event_types *t = ctx;
+
+	return t->tb && traced_binary__has_fmt_method(t->tb, type);
+}
+
+void trace_event__print_value(const struct trace_event *e,
+			      const struct trace_row *row, size_t i,
+			      struct trace_event_ctx *ctx, FILE *f, bool json)
+{
+	struct event_types types = { ctx->tb, e };
+	struct value_printer p = {
+		.f = f, .plus = row->probe->convs[i].plus, .json = json,
+		.go_minor = go_version__minor(row->bin->version),
+		.mem = ctx->mem, .dyn_type = value_dyn_type,
+		.type_name = value_type_name,
+		.has_fmt_method = value_has_fmt_method, .ctx = &types,
+	};
+
+	trace_row__print_value(row, i, e, &p);
+}
+
+/* %T: V's dynamic type named, into TEXT->type unless the type data's. */
+static void name_type(const struct trace_event *e, struct trace_event_ctx *ctx,
+		      struct trace_value *v, struct trace_value_text *text)
+{
+	if (v->str) {
+		go_rtype__gccgo_name(v->str, v->str_len, text->type,
+				     sizeof(text->type));
+		v->type_name = text->type;
+		return;
+	}
+	/* a nil interface has no type: type_name stays NULL */
+	if (v->unreadable || !v->word)
+		return;
+	v->type_name = ctx->tb ? traced_binary__type_name(ctx->tb, e->pid,
+							  e->start_code,
+							  v->word) : NULL;
+	if (!v->type_name) {
+		snprintf(text->type, sizeof(text->type), "<type 0x%llx>",
+			 (unsigned long long)v->word);
+		v->type_name = text->type;
+	}
+}
+
+/* %v: conversion I of ROW in event E as text, into TEXT->text. */
+static void print_value(const struct trace_event *e,
+			const struct trace_row *row, size_t i,
+			struct trace_event_ctx *ctx, struct trace_value *v,
+			struct trace_value_text *text)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(&text->text, &len);
+
+	if (!f) {
+		v->unreadable = "<out of memory>";
+		return;
+	}
+	trace_event__print_value(e, row, i, ctx, f, false);
+	if (fclose(f)) {
+		v->unreadable = "<out of memory>";
+		return;
+	}
+	v->str = text->text;
+	v->str_len = len;
+}
+
+void trace_event__value(const struct trace_event *e,
+			const struct trace_row *row, size_t i,
+			struct trace_event_ctx *ctx, struct trace_value *v,
+			struct trace_value_text *text)
+{
+	const struct trace_conv *c = &row->probe->convs[i];
+
+	text->text = NULL;
+	if (c->kind == TRACE_CONV_VALUE) {
+		memset(v, 0, sizeof(*v));
+		print_value(e, row, i, ctx, v, text);
+		return;
+	}
+	trace_row__value(row, i, e, ctx->str_max, v);
+	if (c->kind == TRACE_CONV_TYPE)
+		name_type(e, ctx, v, text);
+}
