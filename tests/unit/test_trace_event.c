@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lib/trace/trace_event: events as the ring buffer hands them over,
+ * checked against the plan of their row (too short for its strings or
+ * its %v memory: dropped), and their values rebuilt: %T named from the
+ * type data (gc), from the descriptor's string (gccgo), "<type 0xADDR>"
+ * when unknown, nil as NULL; %v printed as Go's fmt prints it. Plans come
+ * from probes on the values fixture (tests/fixtures/values); events are
+ * built here as BPF would send them.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "trace/trace_event.h"
+#include "trace/trace_plan.h"
+#include "trace/trace_probe.h"
+#include "trace/traced_binary.h"
+#include "test.h"
+
+/* A probe planned into a fixture's binary. */
+struct planned {
+	struct traced_binaries tbs;
+	struct traced_binary *tb;
+	struct trace_probe probe;
+	struct trace_plan_set set;
+};
+
+/* TEXT planned into FIXTURE: 0, or the error of planning (a failed check). */
+static int plan(const char *fixture, const char *text, struct planned *p)
+{
+	char path[4096];
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->set.str_max = 80;
+	strcpy(path, test_fixture(fixture));
+	err = trace_probe__parse(text, &p->probe);
+	if (!err)
+		err = traced_binaries__add(&p->tbs, path, NULL, &p->tb);
+	if (!err)
+		err = traced_binary__plan_probe(p->tb, &p->set, &p->probe,
+						p->probe.target, false);
+	if (!err && p->set.nrows != 1)
+		err = -ENOENT;
+	if (err)
+		fprintf(stderr, "%s: %s: %s\n", fixture, text, gt_last_error());
+	CHECK_EQ_INT(err, 0);
+	return err;
+}
+
+static void planned__free(struct planned *p)
+{
+	trace_plan_set__free(&p->set);
+	traced_binaries__free(&p->tbs);
+	trace_probe__free(&p->probe);
+}
+
+static struct trace_event *new_event(void)
+{
+	struct trace_event *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		abort();
+	return e;
+}
+
+/* An event is at least its fixed part, and of a row of the set. */
+TEST(check_header_and_row)
+{
+	struct trace_event *e = new_event(), *short_event;
+	const size_t strs = offsetof(struct trace_event, str);
+	struct value_memory mem;
+	struct planned p;
+
+	if (plan("values-go1.21-default", "main.showPoint", &p))
+		goto out;
+	CHECK_EQ_INT(trace_plan_set__plan(&p.set, 0)->nstrs, 0);
+	CHECK_EQ_INT(trace_plan_set__plan(&p.set, 0)->nvroots, 0);
+	CHECK_EQ_INT(trace_event__check(e, strs, &p.set, &mem), 0);
+	CHECK_EQ_INT(trace_event__check(e, strs - 1, &p.set, &mem), -EINVAL);
+	CHECK_EQ_INT(trace_event__check(e, 0, &p.set, &mem), -EINVAL);
+	/* nothing past SIZE is read (ASan says so if it is) */
+	short_event = malloc(16);
+	CHECK(short_event != NULL);
+	if (short_event) {
+		memset(short_event, 0xff, 16);
+		CHECK_EQ_INT(trace_event__check(short_event, 16, &p.set, &mem),
+			     -EINVAL);
+		free(short_event);
+	}
+	e->row = 1;
+	CHECK_EQ_INT(trace_event__check(e, sizeof(*e), &p.set, &mem), -EINVAL);
+	e->row = 0;
+	CHECK_EQ_INT(trace_event__check(e, sizeof(*e), &p.set, &mem), 0);
+out:
+	planned__free(&p);
+	free(e);
+}
+
+/* An event ends after the strings its plan reads. */
+TEST(check_strings)
+{
+	struct trace_event *e = new_event();
+	const size_t strs = offsetof(struct trace_event, str);
+	struct value_memory mem;
+	struct planned p;
+
+	if (plan("values-go1.21-default",
+		 "main.(*english).Greet \"%s %s\" p.Name, e.Prefix", &p))
+		goto out;
+	CHECK_EQ_INT(trace_plan_set__plan(&p.set, 0)->nstrs, 2);
+	CHECK_EQ_INT(trace_event__check(e, strs + 2 * sizeof(e->str[0]),
+					&p.set, &mem), 0);
+	CHECK_EQ_INT(trace_event__check(e, strs + 2 * sizeof(e->str[0]) - 1,
+					&p.set, &mem), -EINVAL);
+	CHECK_EQ_INT(trace_event__check(e, strs + sizeof(e->str[0]),
+					&p.set, &mem), -EINVAL);
+out:
+	planned__free(&p);
+	free(e);
+}
+
+/* Put a chunk of LEN bytes at ADDR into E's value area. */
+static void add_chunk(struct trace_event *e, uint64_t addr, const void *data,
+		      uint32_t len)
+{
+	struct trace_chunk h = { .addr = addr, .len = len };
+
+	memcpy(e->value + e->value_len, &h, sizeof(h));
+	e->value_len += sizeof(h);
+	memcpy(e->value + e->value_len, data, len);
+	e->value_len += (len + 7) & ~7U;
+	e->nchunks++;
+}
+
+/* With %v, the memory BPF read follows; its chunks are parsed, but at a
+ * tail call, which reads nothing. */
+TEST(check_value_memory)
+{
+	struct trace_event *e = new_event();
+	const size_t values = offsetof(struct trace_event, value);
+	int64_t point[2] = { 3, 4 };
+	struct value_memory mem = { .n = 9 };
+	struct planned p;
+
+	if (plan("values-go1.21-default", "main.showAny \"%v\" goarg1", &p))
+		goto out;
+	CHECK(trace_plan_set__plan(&p.set, 0)->nvroots >= 1);
+	add_chunk(e, 0xc000010000, point, sizeof(point));
+	CHECK_EQ_INT(trace_event__check(e, values + e->value_len, &p.set,
+					&mem), 0);
+	CHECK_EQ_INT(mem.n, 1);
+	CHECK(mem.n == 1 && mem.chunks[0].addr == 0xc000010000 &&
+	      mem.chunks[0].len == sizeof(point));
+	/* cut short of its memory */
+	CHECK_EQ_INT(trace_event__check(e, values + e->value_len - 1, &p.set,
+					&mem), -EINVAL);
+	CHECK_EQ_INT(trace_event__check(e, values - 1, &p.set, &mem), -EINVAL);
+	/* chunks that do not fit in value_len */
+	e->nchunks = 2;
+	CHECK_EQ_INT(trace_event__check(e, sizeof(*e), &p.set, &mem), -EINVAL);
+	/* a tail call read nothing: nothing to parse */
+	e->tail = 1;
+	mem.n = 9;
+	CHECK_EQ_INT(trace_event__check(e, values - 1, &p.set, &mem), 0);
+	CHECK_EQ_INT(mem.n, 0);
+out:
+	planned__free(&p);
+	free(e);
+}
+
+/* The runtime type DWARF names NAME in TB: its descriptor's address. */
+static uint64_t descriptor_of(struct traced_binary *tb, const char *name)
+{
+	const struct go_dwarf_rtype *types;
+	size_t n, i;
+
+	traced_binary__load_names(tb, true, false, false);
+	if (!tb->dw || !tb->rtypes ||
+	    go_dwarf__runtime_types(tb->dw, &types, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (types[i].type->name && !strcmp(types[i].type->name, name))
+			return go_rtypes__start(tb->rtypes) + types[i].offset;
+	return 0;
+}
+
+/* %T of gc: the type data's name of the descriptor, "<type 0xADDR>" for
+ * one it does not know or without the binary, NULL for nil. */
+TEST(type_gc)
+{
+	struct trace_event *e = new_event();
+	struct trace_value_text text;
+	struct trace_event_ctx ctx;
+	struct trace_value v;
+	struct planned p;
+	const struct trace_src *src;
+	uint64_t addr;
+
+	if (plan("values-go1.21-default", "main.showAny \"%T\" goarg1", &p))
+		goto out;
+	src = &p.set.rows[0].src[0];
+	CHECK(src->type_word >= 0 && src->str < 0);
+	addr = descriptor_of(p.tb, "main.point");
+	CHECK(addr != 0);
+	ctx = (struct trace_event_ctx){ p.tb, NULL, 80 };
+	e->words[src->type_word] = addr;
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK_EQ_STR(v.type_name, "main.point");
+	CHECK(!text.text);
+
+	e->words[src->type_word] = 0x10;
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK_EQ_STR(v.type_name, "<type 0x10>");
+
+	e->words[src->type_word] = addr;
+	ctx.tb = NULL;
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK(v.type_name && !strncmp(v.type_name, "<type 0x", 8));
+
+	e->words[src->type_word] = 0;	/* a nil interface */
+	ctx.tb = p.tb;
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK(!v.type_name && !v.unreadable);
+out:
+	planned__free(&p);
+	free(e);
+}
+
+/* %T of gccgo: BPF read the descriptor's string, package paths quoted
+ * between tabs, which the name leaves out. */
+TEST(type_gccgo)
+{
+	static const char name[] = "*\tmain\tmain.point";
+	struct trace_event *e = new_event();
+	struct trace_value_text text;
+	struct trace_event_ctx ctx;
+	struct trace_value v;
+	struct planned p;
+	const struct trace_src *src;
+
+	if (plan("values-gccgo", "main.showAny \"%T\" goarg1", &p))
+		goto out;
+	src = &p.set.rows[0].src[0];
+	CHECK(src->str >= 0);
+	if (src->str < 0)
+		goto out;
+	memcpy(e->str[src->str], name, sizeof(name) - 1);
+	e->str_len[src->str] = sizeof(name) - 1;
+	e->words[src->type_word >= 0 ? src->type_word : 0] = 0x1000;
+	ctx = (struct trace_event_ctx){ p.tb, NULL, 80 };
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK_EQ_STR(v.type_name, "*main.point");
+out:
+	planned__free(&p);
+	free(e);
+}
+
+/* %v of a struct in registers: Go's fmt, as text and as JSON. */
+TEST(value_text)
+{
+	struct trace_event *e = new_event();
+	struct trace_value_text text;
+	struct trace_event_ctx ctx;
+	struct value_memory mem = { 0 };
+	struct trace_value v;
+	struct planned p;
+	const struct trace_src *src;
+	char out[256] = "";
+	FILE *f;
+
+	if (plan("values-go1.21-default", "main.showPoint \"%v\" goarg1", &p))
+		goto out;
+	src = &p.set.rows[0].src[0];
+	CHECK_EQ_INT(src->nwords, 2);
+	if (src->nwords != 2)
+		goto out;
+	e->words[src->w[0].word] = (uint64_t)-1;	/* X */
+	e->words[src->w[1].word] = 2;			/* Y */
+	ctx = (struct trace_event_ctx){ p.tb, &mem, 80 };
+	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
+	CHECK(v.str && v.str_len == 6 && !memcmp(v.str, "{-1 2}", 6));
+	CHECK(!v.unreadable);
+	free(text.text);
+
+	f = fmemopen(out, sizeof(out), "w");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	trace_event__print_value(e, &p.set.rows[0], 0, &ctx, f, true);
+	fclose(f);
+	CHECK_EQ_STR(out, "{\"X\":-1,\"Y\":2}");
+out:
+	planned__free(&p);
+	free(e);
+}
+
+int main(void)
+{
+	RUN(check_header_and_row);
+	RUN(check_strings);
+	RUN(check_value_memory);
+	RUN(type_gc);
+	RUN(type_gccgo);
+	RUN(value_text);
+	return TEST_SUMMARY();
+}
