@@ -187,75 +187,70 @@ static uint64_t descriptor_of(struct traced_binary *tb, const char *name)
 	return 0;
 }
 
+/* The %T name of main.showAny's argument, planned in P, for an event
+ * whose type word is WORD and (gccgo) whose type string is STR, named with
+ * P's binary or without (TB NULL): "(nil)" for NULL. */
+static const char *type_of(struct planned *p, struct traced_binary *tb,
+			   uint64_t word, const char *str)
+{
+	static char out[256];
+	const struct trace_src *src = &p->set.rows[0].src[0];
+	struct trace_event *e = new_event();
+	struct trace_event_ctx ctx = { tb, NULL, 80 };
+	struct trace_value_text text;
+	struct trace_value v;
+
+	if (src->type_word >= 0)
+		e->words[src->type_word] = word;
+	if (src->str >= 0 && str) {
+		e->str_len[src->str] = strlen(str);
+		memcpy(e->str[src->str], str, e->str_len[src->str]);
+	}
+	trace_event__value(e, &p->set.rows[0], 0, &ctx, &v, &text);
+	snprintf(out, sizeof(out), "%s", v.type_name ? v.type_name : "(nil)");
+	CHECK(!text.text && !v.unreadable);
+	free(e);
+	return out;
+}
+
 /* %T of gc: the type data's name of the descriptor, "<type 0xADDR>" for
  * one it does not know or without the binary, NULL for nil. */
 TEST(type_gc)
 {
-	struct trace_event *e = new_event();
-	struct trace_value_text text;
-	struct trace_event_ctx ctx;
-	struct trace_value v;
 	struct planned p;
-	const struct trace_src *src;
 	uint64_t addr;
+	char unknown[64];
 
 	if (plan("values-go1.21-default", "main.showAny \"%T\" goarg1", &p))
 		goto out;
-	src = &p.set.rows[0].src[0];
-	CHECK(src->type_word >= 0 && src->str < 0);
+	CHECK(p.set.rows[0].src[0].type_word >= 0);
+	CHECK(p.set.rows[0].src[0].str < 0);
 	addr = descriptor_of(p.tb, "main.point");
 	CHECK(addr != 0);
-	ctx = (struct trace_event_ctx){ p.tb, NULL, 80 };
-	e->words[src->type_word] = addr;
-	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
-	CHECK_EQ_STR(v.type_name, "main.point");
-	CHECK(!text.text);
-
-	e->words[src->type_word] = 0x10;
-	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
-	CHECK_EQ_STR(v.type_name, "<type 0x10>");
-
-	e->words[src->type_word] = addr;
-	ctx.tb = NULL;
-	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
-	CHECK(v.type_name && !strncmp(v.type_name, "<type 0x", 8));
-
-	e->words[src->type_word] = 0;	/* a nil interface */
-	ctx.tb = p.tb;
-	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
-	CHECK(!v.type_name && !v.unreadable);
+	CHECK_EQ_STR(type_of(&p, p.tb, addr, NULL), "main.point");
+	CHECK_EQ_STR(type_of(&p, p.tb, 0x10, NULL), "<type 0x10>");
+	snprintf(unknown, sizeof(unknown), "<type 0x%llx>",
+		 (unsigned long long)addr);
+	CHECK_EQ_STR(type_of(&p, NULL, addr, NULL), unknown);
+	CHECK_EQ_STR(type_of(&p, p.tb, 0, NULL), "(nil)");
 out:
 	planned__free(&p);
-	free(e);
 }
 
 /* %T of gccgo: BPF read the descriptor's string, package paths quoted
  * between tabs, which the name leaves out. */
 TEST(type_gccgo)
 {
-	static const char name[] = "*\tmain\tmain.point";
-	struct trace_event *e = new_event();
-	struct trace_value_text text;
-	struct trace_event_ctx ctx;
-	struct trace_value v;
 	struct planned p;
-	const struct trace_src *src;
 
 	if (plan("values-gccgo", "main.showAny \"%T\" goarg1", &p))
 		goto out;
-	src = &p.set.rows[0].src[0];
-	CHECK(src->str >= 0);
-	if (src->str < 0)
-		goto out;
-	memcpy(e->str[src->str], name, sizeof(name) - 1);
-	e->str_len[src->str] = sizeof(name) - 1;
-	e->words[src->type_word >= 0 ? src->type_word : 0] = 0x1000;
-	ctx = (struct trace_event_ctx){ p.tb, NULL, 80 };
-	trace_event__value(e, &p.set.rows[0], 0, &ctx, &v, &text);
-	CHECK_EQ_STR(v.type_name, "*main.point");
+	CHECK(p.set.rows[0].src[0].str >= 0);
+	CHECK_EQ_STR(type_of(&p, p.tb, 0x1000, "*\tmain\tmain.point"),
+		     "*main.point");
+	CHECK_EQ_STR(type_of(&p, p.tb, 0x1000, "main.point"), "main.point");
 out:
 	planned__free(&p);
-	free(e);
 }
 
 /* %v of a struct in registers: Go's fmt, as text and as JSON. */

@@ -305,6 +305,21 @@ TEST(fmt_methods)
 	traced_binary__close(&tb);
 }
 
+/* The fixtures A and B added to TBS, into *TA and *TB; false (TBS freed)
+ * when one cannot be. */
+static bool add_two(struct traced_binaries *tbs, const char *a, const char *b,
+		    struct traced_binary **ta, struct traced_binary **tb)
+{
+	char path[4096];
+
+	CHECK_EQ_INT(traced_binaries__add(tbs, fixture(path, a), NULL, ta), 0);
+	CHECK_EQ_INT(traced_binaries__add(tbs, fixture(path, b), NULL, tb), 0);
+	if (tbs->n == 2)
+		return true;
+	traced_binaries__free(tbs);
+	return false;
+}
+
 /* %v's dynamic types for BPF: DWARF's, or without DWARF the type data's;
  * none for gccgo, and none when no type holds an interface. */
 TEST(dyn_types)
@@ -316,14 +331,9 @@ TEST(dyn_types)
 	char path[4096];
 	size_t n = 0;
 
-	CHECK_EQ_INT(traced_binaries__add(&tbs, fixture(path, "values-go1.21-default"),
-					  NULL, &tb), 0);
-	CHECK_EQ_INT(traced_binaries__add(&tbs, fixture(path, "values-gccgo"),
-					  NULL, &gccgo), 0);
-	if (!tb || !gccgo) {
-		traced_binaries__free(&tbs);
+	if (!add_two(&tbs, "values-go1.21-default", "values-gccgo", &tb,
+		     &gccgo))
 		return;
-	}
 	CHECK(traced_binaries__has_gccgo(&tbs));
 	CHECK_EQ_INT(value_types__init(&vt, 21), 0);
 	CHECK_EQ_INT(traced_binaries__add_dyn_types(&tbs, &vt), 0);
@@ -387,16 +397,9 @@ TEST(load_names)
 {
 	struct traced_binaries tbs = { 0 };
 	struct traced_binary *gc = NULL, *gccgo = NULL;
-	char path[4096];
 
-	CHECK_EQ_INT(traced_binaries__add(&tbs, fixture(path, "args-go1.21-default"),
-					  NULL, &gc), 0);
-	CHECK_EQ_INT(traced_binaries__add(&tbs, fixture(path, "args-gccgo"),
-					  NULL, &gccgo), 0);
-	if (!gc || !gccgo) {
-		traced_binaries__free(&tbs);
+	if (!add_two(&tbs, "args-go1.21-default", "args-gccgo", &gc, &gccgo))
 		return;
-	}
 	traced_binaries__load_names(&tbs, false, false, false);
 	CHECK(!gc->rtypes && !gc->lines && !gccgo->rtypes && !gccgo->lines);
 	/* gccgo's type data is not read: nothing said about it */
