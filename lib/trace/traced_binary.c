@@ -105,6 +105,7 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 		err = func_probes__find(tb->bin, tb->path, pattern, regex, &fp);
 	for (i = 0; i < fp.n && !err; i++) {
 		p = &fp.probes[i];
+		/* an inlined copy has no return of its own */
 		if (p->inlined && probe->ret) {
 			if (s->verbose)
 				fprintf(stderr, "r:%s: inlined copy at 0x%llx not traced (no return)\n",
