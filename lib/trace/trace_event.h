@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
+#include "trace/trace_row.h"
 #include "trace/traced_binary.h"
 #include "trace/value_print.h"
 #include "gotrace.h"
