@@ -449,10 +449,7 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	obj->rodata->value_size = env.value_size;
 	obj->rodata->value_depth = env.value_depth;
 	obj->rodata->value_str_max = env.str_max;
-	err = limit ? overhead_limit__prepare(limit, &obj->rodata->watch_overhead,
-					      obj->maps.probe_hits) : 0;
-	if (!err && s->vtypes.ntypes)
-		err = size_value_maps(obj, &s->vtypes);
+	err = s->vtypes.ntypes ? size_value_maps(obj, &s->vtypes) : 0;
 	if (!err) {
 		err = bpf_map__set_max_entries(obj->maps.plans, s->plans.n);
 		if (err)
@@ -460,12 +457,8 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 				       strerror(-err));
 	}
 	if (!err)
-		err = skeleton__load(obj->skeleton, obj->maps.row_plans, s->nrows);
-	if (!err && limit)
-		err = overhead_limit__start(limit,
-					    bpf_map__fd(obj->maps.probe_hits),
-					    &obj->bss->probe_epoch,
-					    &obj->progs.trace_hit, 1);
+		err = skeleton__load_limited(obj, obj->maps.row_plans, s->nrows,
+					     limit, obj->progs.trace_hit);
 	if (!err)
 		err = store_plans(obj, s);
 	if (!err && s->vtypes.ntypes)
