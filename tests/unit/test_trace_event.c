@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/trace/trace_event: events as the ring buffer hands them over,
+ * lib/trace/trace_event.h: events as the ring buffer hands them over,
  * checked against the plan of their row (too short for its strings or
  * its %v memory: dropped), and their values rebuilt: %T named from the
  * type data (gc), from the descriptor's string (gccgo), "<type 0xADDR>"

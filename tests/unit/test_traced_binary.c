@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib/trace/traced_binary on the fixtures: a trace's table of binaries
+ * lib/trace/traced_binary.h on the fixtures: a trace's table of binaries
  * (each path opened once, found again by path and by go_binary, at most
  * TRACED_BINARIES_MAX, a caller's go_binary left open), errors for what is
  * no Go binary, where each kind of binary was loaded (non-PIE, PIE,
