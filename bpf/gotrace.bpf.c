@@ -20,6 +20,11 @@ const volatile bool frame_pointers = true;	/* gc keeps RBP chains */
 const volatile __u32 value_size = 1024;	/* --value-size: %v bytes */
 const volatile __u32 value_depth = 4;	/* --value-depth */
 const volatile __u32 value_str_max = 80;	/* -Z: bytes of a string */
+/* Where an hmap (Go <= 1.23) keeps B, buckets and oldbuckets: set by user
+ * space from lib/goabi/go_map.h (value_types__set_map_layout()). */
+const volatile __u32 hmap_b = 0;
+const volatile __u32 hmap_buckets = 0;
+const volatile __u32 hmap_oldbuckets = 0;
 
 /* Each row's plan: rows (functions) that read alike share one. */
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_ARRAY, __u32) row_plans SEC(".maps");
@@ -433,15 +438,16 @@ static long walk_step(__u32 i, struct walk_ctx *c)
 	if (sl)
 		off = w->data_off + w->elem * w->vt.size + sl->offset;
 	if (sl && sl->kind == REF_BUCKETS) {
-		/* an hmap: B at byte 9, buckets at 16, oldbuckets at 24 */
-		b = value_word(e, off + 8) >> 8 & 0xff;
+		/* an hmap: its 1 << B buckets, and while it grows the old
+		 * ones, half as many */
+		b = value_word(e, off + (hmap_b & ~7)) >> (hmap_b & 7) * 8 & 0xff;
 		if (b > 15)
 			b = 15;
-		walk_push(w, value_word(e, off + 16), sl->vtype, 1ULL << b,
-			  depth);
+		walk_push(w, value_word(e, off + hmap_buckets), sl->vtype,
+			  1ULL << b, depth);
 		if (b)
-			walk_push(w, value_word(e, off + 24), sl->vtype,
-				  1ULL << (b - 1), depth);
+			walk_push(w, value_word(e, off + hmap_oldbuckets),
+				  sl->vtype, 1ULL << (b - 1), depth);
 	} else if (sl) {
 		walk_ref(w, e, sl->kind, value_word(e, off), value_word(e, off + 8),
 			 sl->vtype, depth, 0);

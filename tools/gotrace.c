@@ -34,6 +34,7 @@
 #include "cli/user_stack.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_event.h"
+#include "trace/value_types.h"
 #include "trace/trace_probe.h"
 #include "trace/trace_row.h"
 #include "trace/traced_binary.h"
@@ -56,8 +57,7 @@ static struct env {
 	long value_depth;	/* --value-depth */
 } env = { .str_max = 80, .value_size = 1024, .value_depth = 4 };
 
-#define OPT_VALUE_SIZE	0x2001
-#define OPT_VALUE_DEPTH	0x2002
+enum { OPT_VALUE_SIZE = TOOL_OPT_OWN, OPT_VALUE_DEPTH };
 #define MAX_VALUE_DEPTH	16
 
 const char *argp_program_version = TOOL " 0.1";
@@ -449,6 +449,7 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	obj->rodata->value_size = env.value_size;
 	obj->rodata->value_depth = env.value_depth;
 	obj->rodata->value_str_max = env.str_max;
+	value_types__set_map_layout(obj->rodata);
 	err = s->vtypes.ntypes ? size_value_maps(obj, &s->vtypes) : 0;
 	if (!err) {
 		err = bpf_map__set_max_entries(obj->maps.plans, s->plans.n);

@@ -87,4 +87,13 @@ bool value_types__direct_iface(const struct go_type *t);
 int value_types__add_dyn(struct value_types *s, __u64 key,
 			 const struct go_type *t);
 
+/* Set where an hmap keeps B, buckets and oldbuckets (goabi/go_map.h) in
+ * the read-only data RODATA of gotrace's skeleton, whose BPF walks maps by
+ * them. */
+#define value_types__set_map_layout(rodata) do {			\
+	(rodata)->hmap_b = GO_HMAP_B;					\
+	(rodata)->hmap_buckets = GO_HMAP_BUCKETS;			\
+	(rodata)->hmap_oldbuckets = GO_HMAP_OLDBUCKETS;			\
+} while (0)
+
 #endif
