@@ -90,11 +90,10 @@ static void name_type(const struct trace_event *e, struct trace_event_ctx *ctx,
 	v->type_name = ctx->tb ? traced_binary__type_name(ctx->tb, e->pid,
 							  e->start_code,
 							  v->word) : NULL;
-	if (!v->type_name) {
-		snprintf(text->type, sizeof(text->type), "<type 0x%llx>",
-			 (unsigned long long)v->word);
-		v->type_name = text->type;
-	}
+	if (!v->type_name)
+		v->type_name = value_print__unnamed_type(text->type,
+							 sizeof(text->type),
+							 v->word);
 }
 
 /* %v: conversion I of ROW in event E as text, into TEXT->text. */

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* gotrace's probe syntax, parsed, and the types it gives its values
+ * (trace_probe.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -930,4 +932,17 @@ void trace_conv__print_json(FILE *f, const struct trace_conv *c,
 		break;
 	}
 	free(text);
+}
+
+bool trace_probe__converts(const struct trace_probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nconvs; i++)
+		if (p->convs[i].expr.conv)
+			return true;
+	for (i = 0; i < p->nterms; i++)
+		if (p->terms[i].expr.conv)
+			return true;
+	return false;
 }

@@ -162,6 +162,10 @@ int trace_probe__types(const struct trace_probe *p, bool results,
 		       const struct trace_type_finder *find,
 		       const struct go_type **types, size_t *n);
 
+/* Does P convert a value to a type, (TYPE)(ARG), in its format or its
+ * filter? Then its binary's type data is needed. */
+bool trace_probe__converts(const struct trace_probe *p);
+
 /* A value as the tool read it. */
 struct trace_value {
 	const struct go_type *type;	/* its type (DWARF's, or the format's) */

@@ -69,20 +69,6 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 	return 0;
 }
 
-/* Does PROBE convert a value to a type, (*main.T)(goarg1)? */
-static bool probe_converts(const struct trace_probe *probe)
-{
-	size_t i;
-
-	for (i = 0; i < probe->nconvs; i++)
-		if (probe->convs[i].expr.conv)
-			return true;
-	for (i = 0; i < probe->nterms; i++)
-		if (probe->terms[i].expr.conv)
-			return true;
-	return false;
-}
-
 int traced_binary__plan_probe(struct traced_binary *tb,
 			      struct trace_plan_set *s,
 			      const struct trace_probe *probe,
@@ -95,7 +81,7 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 
 	/* conversions need the type data; without DWARF, methods are typed
 	 * by their receiver's method table in it, when it can be read */
-	if (probe_converts(probe))
+	if (trace_probe__converts(probe))
 		err = traced_binary__open_typedata(tb);
 	else if (!tb->dw && !tb->bin->is_gccgo &&
 		 (probe->nconvs || probe->nterms) &&

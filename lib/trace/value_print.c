@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+/* %v and %+v as Go's fmt prints them, from the memory BPF read
+ * (value_print.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -399,8 +401,7 @@ static void print_iface(const struct value_printer *p, const struct go_type *t,
 		if (name)
 			snprintf(unknown, sizeof(unknown), "<%s>", name);
 		else
-			snprintf(unknown, sizeof(unknown), "<type 0x%llx>",
-				 (unsigned long long)type);
+			value_print__unnamed_type(unknown, sizeof(unknown), type);
 		marker(p, unknown);
 		return;
 	}
@@ -712,4 +713,10 @@ void value_print_at(const struct value_printer *p, const struct go_type *t,
 		    uint64_t addr)
 {
 	print_at(p, t, addr, (struct where){ 0, true });
+}
+
+char *value_print__unnamed_type(char *buf, size_t len, uint64_t addr)
+{
+	snprintf(buf, len, "<type 0x%llx>", (unsigned long long)addr);
+	return buf;
 }

@@ -87,4 +87,8 @@ void value_print(const struct value_printer *p, const struct go_type *t,
 void value_print_at(const struct value_printer *p, const struct go_type *t,
 		    uint64_t addr);
 
+/* "<type 0xADDR>": how a type descriptor at ADDR that has no name is
+ * printed (%v and %T alike), into BUF of LEN bytes; returns BUF. */
+char *value_print__unnamed_type(char *buf, size_t len, uint64_t addr);
+
 #endif
