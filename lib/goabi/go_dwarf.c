@@ -587,12 +587,9 @@ int go_dwarf__open(const struct go_binary *bin, struct go_dwarf **out)
 	int err;
 
 	*out = NULL;
-	err = go_binary__dwarf(bin, &dw);
+	err = go_binary__dwarf_reader(bin, sizeof(*d), &dw, (void **)&d);
 	if (err)
 		return err;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return gt_error(-ENOMEM, "out of memory");
 	d->memo_cap = 1024;
 	d->memo = calloc(d->memo_cap, sizeof(*d->memo));
 	if (!d->memo) {

@@ -575,3 +575,16 @@ size_t go_binary__func_span(const struct go_binary *bin,
 		       bin->funcs[lo].addr - fn->addr : UNKNOWN_SIZE_MAX;
 	return UNKNOWN_SIZE_WINDOW;
 }
+
+int go_binary__dwarf_reader(const struct go_binary *bin, size_t size,
+			    Dwarf **dw, void **out)
+{
+	int err;
+
+	*out = NULL;
+	err = go_binary__dwarf(bin, dw);
+	if (err)
+		return err;
+	*out = calloc(1, size);
+	return *out ? 0 : gt_error(-ENOMEM, "out of memory");
+}

@@ -74,6 +74,12 @@ void go_binary__close(struct go_binary *bin);
  */
 int go_binary__dwarf(const struct go_binary *bin, Dwarf **out);
 
+/* What a reader of BIN's DWARF starts with: go_binary__dwarf() into *DW,
+ * and its own state, SIZE zeroed bytes, into *OUT (the caller's to free).
+ * Returns 0, go_binary__dwarf()'s errors or -ENOMEM, with a reason. */
+int go_binary__dwarf_reader(const struct go_binary *bin, size_t size,
+			    Dwarf **dw, void **out);
+
 /* The function whose [addr, addr+size) contains ADDR, or NULL. */
 const struct go_func *go_binary__func_at(const struct go_binary *bin,
 					 uint64_t addr);

@@ -134,12 +134,9 @@ int pcline_dwarf__open(const struct go_binary *bin, struct pcline_dwarf **out)
 	int err;
 
 	*out = NULL;
-	err = go_binary__dwarf(bin, &dw);
+	err = go_binary__dwarf_reader(bin, sizeof(*d), &dw, (void **)&d);
 	if (err)
 		return err;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return gt_error(-ENOMEM, "out of memory");
 	d->bin = bin;
 	d->dw = dw;
 	err = map_funcs(d);

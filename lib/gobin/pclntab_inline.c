@@ -91,29 +91,35 @@ static int corrupt(const struct pclntab_func *f, const char *why)
 			why);
 }
 
-/* The _func and inlinedCall layouts, by pclntab version. */
+/* The _func layouts, by pclntab version. */
 static const struct func_layout layouts[] = {
 	[PCLNTAB_GO12] = {
 		.npcdata_at = 32, .nfuncdata_at = 39, .fixed_size = 40,
-		.inltree = 4, .abs_funcdata = true, .parent_field = true,
-		.call_size = 20, .name_at = 12, .parent_pc_at = 16,
+		.inltree = 4, .abs_funcdata = true,
 	},
 	[PCLNTAB_GO116] = {
 		.npcdata_at = 32, .nfuncdata_at = 43, .fixed_size = 44,
-		.inltree = 3, .abs_funcdata = true, .parent_field = true,
-		.call_size = 20, .name_at = 12, .parent_pc_at = 16,
+		.inltree = 3, .abs_funcdata = true,
 	},
 	[PCLNTAB_GO118] = {
 		.npcdata_at = 28, .nfuncdata_at = 39, .fixed_size = 40,
-		.inltree = 3, .abs_funcdata = false, .parent_field = true,
-		.call_size = 20, .name_at = 12, .parent_pc_at = 16,
+		.inltree = 3, .abs_funcdata = false,
 	},
 	[PCLNTAB_GO120] = {
 		.npcdata_at = 28, .nfuncdata_at = 43, .fixed_size = 44,
-		.inltree = 3, .abs_funcdata = false, .parent_field = false,
-		.call_size = 16, .name_at = 4, .parent_pc_at = 8,
+		.inltree = 3, .abs_funcdata = false,
 	},
 };
+
+/* The inlinedCall layout (the top of this file): it changed once, in Go
+ * 1.20, where the _func layouts changed at other versions. */
+static void set_call_layout(struct func_layout *l, bool go120)
+{
+	l->parent_field = !go120;
+	l->call_size = go120 ? 16 : 20;
+	l->name_at = go120 ? 4 : 12;
+	l->parent_pc_at = go120 ? 8 : 16;
+}
 
 /* The layout of TAB and the offsets from its header. */
 static int get_layout(const struct pclntab *tab, struct func_layout *l)
@@ -125,6 +131,7 @@ static int get_layout(const struct pclntab *tab, struct func_layout *l)
 		return gt_error(-EINVAL, "unknown pclntab version %d",
 				tab->version);
 	*l = layouts[tab->version];
+	set_call_layout(l, tab->version == PCLNTAB_GO120);
 	/* 1.2-1.15: everything is relative to the table start */
 	if (tab->version == PCLNTAB_GO12)
 		return 0;
@@ -456,22 +463,31 @@ static int find_tables(struct walk *w, size_t *pctab_off)
 	return 0;
 }
 
+/* A walk of function I of TAB, its layout into L. */
+static int walk_init(struct walk *w, const struct pclntab *tab, size_t i,
+		     const struct pclntab_funcdata *fd, struct func_layout *l)
+{
+	if (i >= tab->nfuncs)
+		return gt_error(-ERANGE, "no function %zu in the pclntab", i);
+	w->tab = tab;
+	w->l = l;
+	w->fd = fd;
+	w->f = &tab->funcs[i];
+	return get_layout(tab, l);
+}
+
 int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 			  const struct pclntab_funcdata *fd,
 			  pclntab_inline_fn fn, void *ctx)
 {
 	struct func_layout l;
-	struct walk w = { .tab = tab, .l = &l, .fd = fd };
+	struct walk w = { 0 };
 	size_t pctab_off = 0;
 	int err;
 
-	if (func_index >= tab->nfuncs)
-		return gt_error(-ERANGE, "no function %zu in the pclntab",
-				func_index);
-	err = get_layout(tab, &l);
+	err = walk_init(&w, tab, func_index, fd, &l);
 	if (err)
 		return err;
-	w.f = &tab->funcs[func_index];
 	err = find_tables(&w, &pctab_off);
 	if (err)
 		return err < 0 ? err : 0;
@@ -491,15 +507,12 @@ int pclntab__func_inltree(const struct pclntab *tab, size_t i,
 			  struct pclntab_inltree *t)
 {
 	struct func_layout l;
-	struct walk w = { .tab = tab, .l = &l, .fd = fd };
+	struct walk w = { 0 };
 	int err;
 
-	if (i >= tab->nfuncs)
-		return gt_error(-ERANGE, "no function %zu in the pclntab", i);
-	err = get_layout(tab, &l);
+	err = walk_init(&w, tab, i, fd, &l);
 	if (err)
 		return err;
-	w.f = &tab->funcs[i];
 	err = find_tables(&w, &t->index);
 	t->calls = w.tree;
 	return err;
@@ -511,16 +524,14 @@ int pclntab__inlined_call(const struct pclntab *tab, size_t i,
 			  const char **name, int32_t *parent_pc)
 {
 	struct func_layout l;
-	struct walk w = { .tab = tab, .l = &l, .fd = fd, .tree = t->calls };
+	struct walk w = { 0 };
 	const uint8_t *rec;
 	int err;
 
-	if (i >= tab->nfuncs)
-		return gt_error(-ERANGE, "no function %zu in the pclntab", i);
-	err = get_layout(tab, &l);
+	err = walk_init(&w, tab, i, fd, &l);
 	if (err)
 		return err;
-	w.f = &tab->funcs[i];
+	w.tree = t->calls;
 	if (node < 0)
 		return corrupt(w.f, "negative inline index");
 	err = call_name(&w, node, name);
