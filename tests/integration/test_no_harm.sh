@@ -9,7 +9,8 @@
 # the server must stay alive, answer every request ApacheBench sent it with
 # 200, count each in its handler, print nothing but its own lines (a
 # corrupt list it built prints "corrupt: ..."), and exit 0 when told to;
-# the tool must exit 0 and leave no link behind, also when it is killed.
+# the tool must exit 0 and leave no link behind, also when it is killed
+# (each tool, with SIGKILL).
 #
 # Before the kernel's xchg-as-nop was avoided (lib/x86/uprobe_insn.c),
 # every Go 1.19 case with entry probes killed this server within a second
@@ -117,12 +118,20 @@ one_case() {
 	check "$name: no link left" no_links_left
 }
 
-# A tool killed with SIGKILL while it traces: the kernel takes its links
-# away with it, the server goes on.
+# Each tool killed with SIGKILL while it traces: the kernel takes its
+# links away with it, the server goes on.
+KILLED=(
+	"gofunccount *"
+	"gofunclatency -S runtime.*"
+	"gotrace runtime.* r:runtime.*"
+	"gofuncgraph $ROOT_FN runtime.*"
+)
 killed_case() {
-	local name="go1.19: gofunclatency 'runtime.*' killed (SIGKILL)" out=$TMP/killed
-	local tpid result src spid addr
-	start_traced "$name" 1.19 "$out" gofunclatency 'runtime.*' || return
+	local args name out tpid result src spid addr
+	read -r -a args <<<"$1"
+	name="go1.19: $1, killed (SIGKILL)"
+	out=$TMP/killed-${args[0]}
+	start_traced "$name" 1.19 "$out" "${args[@]}" || return
 	(sleep 2; kill -KILL "$tpid") &
 	result=$(load "$out")
 	{ wait "$tpid"; } 2>/dev/null	# "Killed": what it was meant to be
@@ -175,5 +184,7 @@ for v in "${VERSIONS[@]}"; do
 		one_case "$v" "$c"
 	done
 done
-killed_case
+for c in "${KILLED[@]}"; do
+	killed_case "$c"
+done
 finish
