@@ -18,28 +18,66 @@ struct probe_caps {
 	size_t probes, refused;
 };
 
-/* Is some function, or some inlined copy, named exactly as the pattern? */
-static bool pattern_names_exactly(const struct go_binary *bin,
-				  const struct name_matcher *m,
-				  const struct inline_sites *inl)
+/*
+ * How a glob pattern reads in a binary: as the one name it equals when some
+ * function or inlined copy is so named; else as the name of a generic
+ * function as its source writes it, when some instantiation is so named
+ * (main.(*Box).Get is then not also a glob that selects
+ * main.(*MyBox).Get); else as a glob. A regular expression is read as it
+ * is written, always (READ_GLOB: name_matcher__match()).
+ */
+enum pattern_reading {
+	READ_GLOB,
+	READ_WRITTEN,
+	READ_EXACT,
+};
+
+static bool name_selected(const struct name_matcher *m,
+			  enum pattern_reading reading, const char *name)
+{
+	switch (reading) {
+	case READ_EXACT:
+		return name_matcher__is_exact(m, name);
+	case READ_WRITTEN:
+		return name_matcher__is_written(m, name);
+	default:
+		return name_matcher__match(m, name);
+	}
+}
+
+/* Does READING select some function or some inlined copy? */
+static bool reading_selects(const struct go_binary *bin,
+			    const struct name_matcher *m,
+			    const struct inline_sites *inl,
+			    enum pattern_reading reading)
 {
 	size_t i;
 
-	if (m->regex)
-		return false;
-	if (go_binary__func_by_name(bin, m->pattern))
-		return true;
+	if (reading == READ_EXACT) {
+		if (go_binary__func_by_name(bin, m->pattern))
+			return true;
+	} else {
+		for (i = 0; i < bin->nfuncs; i++)
+			if (name_selected(m, reading, bin->funcs[i].name))
+				return true;
+	}
 	for (i = 0; i < inl->n; i++)
-		if (strcmp(inl->sites[i].name, m->pattern) == 0)
+		if (name_selected(m, reading, inl->sites[i].name))
 			return true;
 	return false;
 }
 
-static bool name_selected(const struct name_matcher *m, bool exact,
-			  const char *name)
+static enum pattern_reading pattern_reading(const struct go_binary *bin,
+					    const struct name_matcher *m,
+					    const struct inline_sites *inl)
 {
-	return exact ? strcmp(name, m->pattern) == 0 :
-		       name_matcher__match(m, name);
+	if (m->regex)
+		return READ_GLOB;
+	if (reading_selects(bin, m, inl, READ_EXACT))
+		return READ_EXACT;
+	if (m->as_written && reading_selects(bin, m, inl, READ_WRITTEN))
+		return READ_WRITTEN;
+	return READ_GLOB;
 }
 
 /* Keep a site the kernel would refuse aside, for -v to list. */
@@ -110,7 +148,8 @@ static int add_function(const struct go_binary *bin, const struct go_func *fn,
 }
 
 static int add_functions(const struct go_binary *bin,
-			 const struct name_matcher *m, bool exact,
+			 const struct name_matcher *m,
+			 enum pattern_reading reading,
 			 struct func_probes *fp, struct probe_caps *caps)
 {
 	const struct go_func **sel;
@@ -126,7 +165,7 @@ static int add_functions(const struct go_binary *bin,
 		return gt_error(-ENOMEM, "out of memory");
 	}
 	for (i = 0; i < bin->nfuncs; i++)
-		if (name_selected(m, exact, bin->funcs[i].name))
+		if (name_selected(m, reading, bin->funcs[i].name))
 			sel[n++] = &bin->funcs[i];
 	qsort(sel, n, sizeof(*sel), cmp_funcs_by_name);
 	for (i = 0; i < n && !err; i = j) {
@@ -143,7 +182,8 @@ static int add_functions(const struct go_binary *bin,
 }
 
 static int add_inlined(const struct go_binary *bin,
-		       const struct name_matcher *m, bool exact,
+		       const struct name_matcher *m,
+		       enum pattern_reading reading,
 		       struct inline_sites *inl, struct func_probes *fp,
 		       struct probe_caps *caps)
 {
@@ -162,7 +202,7 @@ static int add_inlined(const struct go_binary *bin,
 			.site = { .addr = s->addr, .kind = PROBE_SITE_INLINE },
 		};
 
-		if (!name_selected(m, exact, s->name))
+		if (!name_selected(m, reading, s->name))
 			continue;
 		fp->names[fp->nnames] = s->name;
 		s->name = NULL;
@@ -197,8 +237,8 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 {
 	struct inline_sites inl = { 0 };
 	struct probe_caps caps = { 0 };
+	enum pattern_reading reading;
 	struct name_matcher m;
-	bool exact;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -208,10 +248,10 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 	err = inline_sites__find(bin, &m, &inl);
 	if (err)
 		goto out;
-	exact = pattern_names_exactly(bin, &m, &inl);
-	err = add_functions(bin, &m, exact, out, &caps);
+	reading = pattern_reading(bin, &m, &inl);
+	err = add_functions(bin, &m, reading, out, &caps);
 	if (!err)
-		err = add_inlined(bin, &m, exact, &inl, out, &caps);
+		err = add_inlined(bin, &m, reading, &inl, out, &caps);
 	if (!err)
 		err = count_names(out);
 	if (!err) {

@@ -43,8 +43,10 @@ struct func_probes {
 /*
  * Find the probes for PATTERN (a glob, or a regular expression when REGEX)
  * in BIN. A pattern that equals a function's name exactly matches only that
- * name. Returns 0 (possibly with no probes: func_probes__find() says so),
- * or a negative errno with a reason.
+ * name; else one that names a generic function as its source writes it
+ * (probe_spec.h) only that function's instantiations. Returns 0
+ * (possibly with no probes: func_probes__find() says so), or a negative
+ * errno with a reason.
  */
 int func_probes__collect(const struct go_binary *bin, const char *pattern,
 			 bool regex, struct func_probes *out);

@@ -243,6 +243,7 @@ int name_matcher__init(struct name_matcher *m, const char *pattern,
 	m->regex = regex;
 	if (!regex) {
 		m->has_wildcard = strchr(pattern, '*') != NULL;
+		m->as_written = strchr(pattern, '[') == NULL;
 		return 0;
 	}
 	problem = regex_problem(pattern);
@@ -269,16 +270,67 @@ void name_matcher__free(struct name_matcher *m)
 }
 
 /*
+ * Go names an instantiation of a generic function by its type arguments in
+ * brackets after the function's or the receiver type's name:
+ * main.Sum[go.shape.int], main.(*Box[go.shape.int]).Get,
+ * main.Sum[go.shape.int].func1, main.Map[go.shape.string,go.shape.[]int];
+ * Go 1.18-1.19 spell shapes go.shape.int_0, and their pclntab writes
+ * main.Sum[...] (which stripped binaries are named by). Such a list opens
+ * with a '[' right after an identifier: the '[' of type:.eq.[2]string
+ * follows a '.' and is part of a type. Go identifiers may hold any Unicode
+ * letter: a byte >= 0x80 is taken for part of one.
+ */
+static bool is_ident_byte(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+/*
+ * S in NAME, past the type arguments that open at S if any: to the ']'
+ * that closes them, through nested brackets (go.shape.[]int) and quoted
+ * struct tags, which may hold any bracket (go.shape.struct { A int
+ * "json:\"a]\"" }). A list that is never closed runs to the end of the
+ * name: scanning it once, not at every visit, keeps a match linear.
+ */
+static const char *skip_type_args(const char *name, const char *s)
+{
+	int depth = 0;
+
+	if (*s != '[' || s == name || !is_ident_byte(s[-1]))
+		return s;
+	for (; *s; s++) {
+		if (*s == '"') {
+			while (s[1] && s[1] != '"')
+				s += s[1] == '\\' && s[2] ? 2 : 1;
+			if (!*++s)
+				break;
+		} else if (*s == '[') {
+			depth++;
+		} else if (*s == ']' && --depth == 0) {
+			return s + 1;
+		}
+	}
+	return s;
+}
+
+/*
+ * Does glob P match S, or with ARGS S as its source writes it: without the
+ * type arguments of its instantiation (skip_type_args())?
+ *
  * '*' matches any run of characters, everything else itself. Iterative:
  * on a mismatch, let the last '*' swallow one more character and retry
  * from there. Earlier stars never need revisiting, so this is O(len(p) *
  * len(s)) at worst, even for patterns like *a*a*a*a*b.
  */
-static bool glob_match(const char *p, const char *s)
+static bool glob_match(const char *p, const char *s, bool args)
 {
-	const char *star = NULL, *resume = NULL;
+	const char *name = s, *star = NULL, *resume = NULL;
 
-	while (*s) {
+	for (;;) {
+		if (args)
+			s = skip_type_args(name, s);
+		if (!*s)
+			break;
 		if (*p == '*') {
 			star = p++;
 			resume = s;
@@ -288,6 +340,8 @@ static bool glob_match(const char *p, const char *s)
 		} else if (star) {
 			p = star + 1;
 			s = ++resume;
+			if (args)
+				s = resume = skip_type_args(name, resume);
 		} else {
 			return false;
 		}
@@ -295,6 +349,26 @@ static bool glob_match(const char *p, const char *s)
 	while (*p == '*')
 		p++;
 	return !*p;
+}
+
+/* Is PATTERN, taken literally, NAME without the type arguments of an
+ * instantiation, which NAME has? */
+static bool is_written_as(const char *pattern, const char *name)
+{
+	const char *s = name, *next;
+	bool args = false;
+
+	for (;;) {
+		next = skip_type_args(name, s);
+		args |= next != s;
+		s = next;
+		if (*pattern != *s)
+			return false;
+		if (!*s)
+			return args;
+		pattern++;
+		s++;
+	}
 }
 
 /*
@@ -312,10 +386,19 @@ static bool regex_match(const struct name_matcher *m, const char *name)
 
 bool name_matcher__match(const struct name_matcher *m, const char *name)
 {
-	return m->regex ? regex_match(m, name) : glob_match(m->pattern, name);
+	if (m->regex)
+		return regex_match(m, name);
+	return glob_match(m->pattern, name, false) ||
+	       (m->as_written && strchr(name, '[') &&
+		glob_match(m->pattern, name, true));
 }
 
 bool name_matcher__is_exact(const struct name_matcher *m, const char *name)
 {
 	return strcmp(m->pattern, name) == 0;
+}
+
+bool name_matcher__is_written(const struct name_matcher *m, const char *name)
+{
+	return m->as_written && is_written_as(m->pattern, name);
 }

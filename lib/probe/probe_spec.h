@@ -8,6 +8,15 @@
  * literal; with -r the pattern is a POSIX extended regular expression that
  * must match at the start of the name but may end before its end, like
  * Python's re.match() in bcc's funccount -r: `-r 'main\.'` matches main.*.
+ *
+ * Generic functions are named as their source writes them: a glob pattern
+ * without '[' is matched against a name both as the binary spells it and
+ * without the type arguments of an instantiation, so main.Sum names
+ * main.Sum[go.shape.int] (and Go 1.18-1.19's main.Sum[go.shape.int_0],
+ * main.Sum[...] in their pclntab), main.(*Box).Get names
+ * main.(*Box[go.shape.int]).Get, main.(*Box).* every method of *Box. A
+ * pattern with '[' names instantiations as the binary does (main.Sum[*]);
+ * a regular expression too.
  */
 #ifndef GOTOOLS_PROBE_SPEC_H
 #define GOTOOLS_PROBE_SPEC_H
@@ -48,6 +57,8 @@ struct name_matcher {
 	char *pattern;
 	bool regex;
 	bool has_wildcard;	/* glob pattern containing '*' */
+	bool as_written;	/* glob pattern without '[': it may name a
+				 * generic function as its source does */
 	regex_t re;
 };
 
@@ -57,10 +68,20 @@ int name_matcher__init(struct name_matcher *m, const char *pattern,
 void name_matcher__free(struct name_matcher *m);
 
 /* Does NAME match as a glob (or regex)? Exactness is decided by the caller,
- * which sees all names: see name_matcher__is_exact(). */
+ * which sees all names: see name_matcher__is_exact() and
+ * name_matcher__is_written(). */
 bool name_matcher__match(const struct name_matcher *m, const char *name);
 
 /* True when the pattern, taken literally, equals NAME. */
 bool name_matcher__is_exact(const struct name_matcher *m, const char *name);
+
+/*
+ * True when NAME is an instantiation of a generic function, of a method of
+ * a generic type, or of a closure in one, and the glob pattern, taken
+ * literally, is its name as the source writes it: "main.(*Box).Get" of
+ * main.(*Box[go.shape.int]).Get, not of main.(*Boxer).Get. Such a name
+ * also matches (name_matcher__match()).
+ */
+bool name_matcher__is_written(const struct name_matcher *m, const char *name);
 
 #endif

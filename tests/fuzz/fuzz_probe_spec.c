@@ -21,6 +21,10 @@ static void match_all(const char *pattern, const char *name)
 		if (!regex && name_matcher__is_exact(&m, name) &&
 		    !name_matcher__match(&m, name))
 			abort();	/* a name always matches itself */
+		/* and an instantiation its generic function as written */
+		if (name_matcher__is_written(&m, name) &&
+		    !name_matcher__match(&m, name))
+			abort();
 		name_matcher__free(&m);
 	}
 }

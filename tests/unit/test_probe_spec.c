@@ -199,6 +199,56 @@ static const struct match_case glob_cases[] = {
 	{ "*aab", "aaab", true },
 	{ "a*a", "a", false },
 	{ "*a*", "bbb", false },
+	/* A pattern without '[' names a generic function as written: it is
+	 * matched against names without the type arguments too. */
+	{ "main.Sum", "main.Sum[go.shape.int]", true },
+	{ "main.Sum", "main.Sum[go.shape.float64]", true },
+	{ "main.Sum", "main.Sum[go.shape.int_0]", true },
+	{ "main.Sum", "main.Sum[...]", true },
+	{ "main.Sum", "main.SumAll", false },
+	{ "main.Sum", "main.Summer[go.shape.int]", false },
+	{ "main.Sum", "main.Sum[go.shape.int].func1", false },
+	{ "main.Sum", "main.XSum[go.shape.int]", false },
+	{ "main.Sum.func1", "main.Sum[go.shape.int].func1", true },
+	{ "main.Sum.func1", "main.Sum[...].func1", true },
+	{ "main.Sum.*", "main.Sum[go.shape.int].func1", true },
+	{ "main.Sum.*", "main.Sum[go.shape.int]", false },
+	{ "main.(*Box).Get", "main.(*Box[go.shape.int]).Get", true },
+	{ "main.(*Box).Get", "main.(*Box[go.shape.string_0]).Get", true },
+	{ "main.(*Box).Get", "main.(*Box[...]).Get", true },
+	{ "main.(*Box).Get", "main.(*Boxer).Get", false },
+	{ "main.(*Box).Get", "main.Box[go.shape.int].Get", false },
+	{ "main.(*Box).*", "main.(*Box[go.shape.int]).Get", true },
+	{ "main.Box.Get", "main.Box[go.shape.int].Get", true },
+	{ "main.Box.Get", "main.(*Box[go.shape.int]).Get", false },
+	{ "main.Pair.Swap", "main.Pair[go.shape.int,go.shape.string].Swap",
+	  true },
+	/* Nested brackets, and brackets in a struct tag. */
+	{ "main.Map", "main.Map[go.shape.string,go.shape.[]int]", true },
+	{ "main.Map", "main.Map[go.shape.[2]int,go.shape.map[string][]int]",
+	  true },
+	{ "main.Map.func1", "main.Map[go.shape.string,go.shape.[]int].func1",
+	  true },
+	{ "main.F", "main.F[go.shape.struct { A int \"json:\\\"a]\\\"\" }]",
+	  true },
+	{ "main.F.func1",
+	  "main.F[go.shape.struct { A int \"[\" }].func1", true },
+	/* Globs see both spellings: 'main.S*m' the written one. */
+	{ "main.S*", "main.Sum[go.shape.int]", true },
+	{ "main.S*m", "main.Sum[go.shape.int]", true },
+	{ "*.Get", "main.(*Box[go.shape.int]).Get", true },
+	{ "main.*Box).Get", "main.(*Box[go.shape.int]).Get", true },
+	/* Type arguments follow an identifier, a Unicode one too; other
+	 * brackets are part of a type. */
+	{ "main.\xce\xa0", "main.\xce\xa0[go.shape.int]", true },
+	{ "type:.eq.interface {}", "type:.eq.[2]interface {}", false },
+	{ "type:.eq.main.Pair", "type:.eq.main.Pair[int,string]", true },
+	/* With '[' the pattern names instantiations as the binary does. */
+	{ "main.Sum[*]", "main.Sum[go.shape.int]", true },
+	{ "main.Sum[*]", "main.SumAll", false },
+	{ "main.Sum[go.shape.int]", "main.Sum[go.shape.float64]", false },
+	{ "main.Sum[...]", "main.Sum[go.shape.int]", false },
+	{ "main.(*Box[*]).Get", "main.(*Box[go.shape.int]).Get", true },
 };
 
 static const struct match_case regex_cases[] = {
@@ -216,6 +266,11 @@ static const struct match_case regex_cases[] = {
 	{ "main\\.\\(\\*T\\)\\.M$", "main.(*T).M", true },
 	{ "main\\.\\(\\*T\\)\\.M$", "main.(xT).M", false },
 	{ "main\\.F\\[go\\.shape\\.[a-z]+\\]", "main.F[go.shape.int]", true },
+	/* A regex sees the binary's names as they are. */
+	{ "main\\.Sum$", "main.Sum[go.shape.int]", false },
+	{ "main\\.Sum\\[", "main.Sum[go.shape.int]", true },
+	{ "main\\.\\(\\*Box\\)\\.Get", "main.(*Box[go.shape.int]).Get",
+	  false },
 	{ "type:eq\\.", "type:eq.main.T", true },
 	{ "[a-z]+/[a-z]+\\.", "net/http.(*conn).serve", true },
 	{ ".*serve$", "net/http.(*conn).serve", true },
@@ -317,6 +372,55 @@ TEST(exact_and_wildcard)
 	name_matcher__free(&m);
 }
 
+/* A generic function as written selects its instantiations, and only
+ * them: the caller prefers that reading to the glob's. */
+TEST(written)
+{
+	static const struct match_case cases[] = {
+		{ "main.Sum", "main.Sum[go.shape.int]", true },
+		{ "main.Sum", "main.Sum[go.shape.int_0]", true },
+		{ "main.Sum", "main.Sum[...]", true },
+		{ "main.Sum", "main.Sum", false },
+		{ "main.Sum", "main.SumAll", false },
+		{ "main.Sum", "main.Sum[go.shape.int].func1", false },
+		{ "main.Sum.func1", "main.Sum[go.shape.int].func1", true },
+		{ "main.(*Box).Get", "main.(*Box[go.shape.int]).Get", true },
+		{ "main.(*Box).Get", "main.(*Box[...]).Get", true },
+		{ "main.(*Box).Get", "main.(*Boxer).Get", false },
+		{ "main.(*Box).Get", "main.(*MyBox[go.shape.int]).Get", false },
+		{ "main.(*Box).Get", "main.Box[go.shape.int].Get", false },
+		{ "main.Box.Get", "main.Box[go.shape.int].Get", true },
+		{ "main.Map", "main.Map[go.shape.string,go.shape.[]int]", true },
+		{ "main.Map.func1",
+		  "main.Map[go.shape.string,go.shape.[]int].func1", true },
+		{ "main.(*Box).*", "main.(*Box[go.shape.int]).Get", false },
+		{ "main.Sum[*]", "main.Sum[go.shape.int]", false },
+		{ "main.Sum[go.shape.int]", "main.Sum[go.shape.int]", false },
+		{ "main.F", "main.F[go.shape.int", true },
+	};
+	struct name_matcher m;
+	size_t i;
+	bool got;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_EQ_INT(name_matcher__init(&m, cases[i].pattern, false), 0);
+		got = name_matcher__is_written(&m, cases[i].name);
+		if (got != cases[i].match)
+			fprintf(stderr, "written '%s' on '%s': %d, expected %d\n",
+				cases[i].pattern, cases[i].name, got,
+				cases[i].match);
+		CHECK(got == cases[i].match);
+		/* a name written as the pattern also matches it */
+		if (got)
+			CHECK(name_matcher__match(&m, cases[i].name));
+		name_matcher__free(&m);
+	}
+	/* A regex is never a generic function as written. */
+	CHECK_EQ_INT(name_matcher__init(&m, "main.Sum", true), 0);
+	CHECK(!name_matcher__is_written(&m, "main.Sum[go.shape.int]"));
+	name_matcher__free(&m);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -370,6 +474,19 @@ TEST(pathological_glob)
 	strcpy(name + NAME_LEN, "b");
 	CHECK(name_matcher__match(&m, name));
 	name_matcher__free(&m);
+	/* Type arguments everywhere, closed or not: each list is skipped
+	 * once per visit, an unclosed one to the end of the name. */
+	CHECK_EQ_INT(name_matcher__init(&m, pat, false), 0);
+	for (i = 0; i + 3 <= NAME_LEN; i += 3)
+		memcpy(name + i, "a[]", 3);
+	name[i] = '\0';
+	CHECK(!name_matcher__match(&m, name));
+	for (i = 0; i + 2 <= NAME_LEN; i += 2)
+		memcpy(name + i, "a[", 2);
+	name[i] = '\0';
+	CHECK(!name_matcher__match(&m, name));
+	CHECK(!name_matcher__is_written(&m, name));
+	name_matcher__free(&m);
 	/* Linear-ish: about 1 ms here; exponential would never finish. */
 	CHECK(now() - start < 2.0);
 out:
@@ -386,6 +503,7 @@ int main(void)
 	RUN(regex);
 	RUN(bad_regex);
 	RUN(exact_and_wildcard);
+	RUN(written);
 	RUN(long_name_list);
 	RUN(pathological_glob);
 	return TEST_SUMMARY();
