@@ -276,8 +276,11 @@ static const struct match_case regex_cases[] = {
 	{ ".*serve$", "net/http.(*conn).serve", true },
 };
 
-static void check_matches(const struct match_case *cases, size_t n,
-			  bool regex)
+/* What a case asks of a matcher: name_matcher__match() or another. */
+typedef bool (*name_test)(const struct name_matcher *m, const char *name);
+
+static void check_cases(const struct match_case *cases, size_t n,
+			bool regex, name_test test, const char *what)
 {
 	struct name_matcher m;
 	size_t i;
@@ -286,11 +289,11 @@ static void check_matches(const struct match_case *cases, size_t n,
 	for (i = 0; i < n; i++) {
 		CHECK_EQ_INT(name_matcher__init(&m, cases[i].pattern, regex),
 			     0);
-		got = name_matcher__match(&m, cases[i].name);
+		got = test(&m, cases[i].name);
 		if (got != cases[i].match)
 			fprintf(stderr, "%s '%s' on '%s': %d, expected %d\n",
-				regex ? "regex" : "glob", cases[i].pattern,
-				cases[i].name, got, cases[i].match);
+				what, cases[i].pattern, cases[i].name, got,
+				cases[i].match);
 		CHECK(got == cases[i].match);
 		name_matcher__free(&m);
 	}
@@ -298,14 +301,14 @@ static void check_matches(const struct match_case *cases, size_t n,
 
 TEST(glob)
 {
-	check_matches(glob_cases, sizeof(glob_cases) / sizeof(glob_cases[0]),
-		      false);
+	check_cases(glob_cases, sizeof(glob_cases) / sizeof(glob_cases[0]),
+		    false, name_matcher__match, "glob");
 }
 
 TEST(regex)
 {
-	check_matches(regex_cases,
-		      sizeof(regex_cases) / sizeof(regex_cases[0]), true);
+	check_cases(regex_cases, sizeof(regex_cases) / sizeof(regex_cases[0]),
+		    true, name_matcher__match, "regex");
 }
 
 TEST(bad_regex)
@@ -399,22 +402,9 @@ TEST(written)
 		{ "main.F", "main.F[go.shape.int", true },
 	};
 	struct name_matcher m;
-	size_t i;
-	bool got;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		CHECK_EQ_INT(name_matcher__init(&m, cases[i].pattern, false), 0);
-		got = name_matcher__is_written(&m, cases[i].name);
-		if (got != cases[i].match)
-			fprintf(stderr, "written '%s' on '%s': %d, expected %d\n",
-				cases[i].pattern, cases[i].name, got,
-				cases[i].match);
-		CHECK(got == cases[i].match);
-		/* a name written as the pattern also matches it */
-		if (got)
-			CHECK(name_matcher__match(&m, cases[i].name));
-		name_matcher__free(&m);
-	}
+	check_cases(cases, sizeof(cases) / sizeof(cases[0]), false,
+		    name_matcher__is_written, "written");
 	/* A regex is never a generic function as written. */
 	CHECK_EQ_INT(name_matcher__init(&m, "main.Sum", true), 0);
 	CHECK(!name_matcher__is_written(&m, "main.Sum[go.shape.int]"));
