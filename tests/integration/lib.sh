@@ -75,14 +75,18 @@ last_table() {
 }
 
 # compare_counts TRUTH TABLE: every function the fixture counted itself
-# must have exactly its count in TABLE ("main.Sum[...]" sums instantiations).
+# must have exactly its count in TABLE ("main.Sum[...]" sums instantiations,
+# "main.(*Box[...]).Get" those of a method: whatever is in the brackets).
 compare_counts() {
 	local truth=$1 table=$2 name want got ok=0
 	while read -r name want; do
-		if [[ $name == *'[...]' ]]; then
-			local prefix=${name%'[...]'}
-			got=$(awk -v p="$prefix[" '{ c = $NF; $NF = ""; sub(/ +$/, "");
-				if (index($0, p) == 1) s += c } END { print s + 0 }' "$table")
+		if [[ $name == *'[...]'* ]]; then
+			got=$(awk -v p="${name%%'[...]'*}[" -v q="]${name#*'[...]'}" '{
+				c = $NF; $NF = ""; sub(/ +$/, "")
+				n = length($0) - length(q)
+				if (index($0, p) == 1 && n >= length(p) &&
+				    substr($0, n + 1) == q) s += c
+				} END { print s + 0 }' "$table")
 		else
 			got=$(awk -v n="$name" '{ c = $NF; $NF = ""; sub(/ +$/, "");
 				if ($0 == n) s += c } END { print s + 0 }' "$table")

@@ -142,6 +142,64 @@ sys.exit(0 if ok else 1)' "$out" "$TMP/json.truth"; then
 }
 test_json
 
+# generic_run FIXTURE PATTERN COUNTED: PATTERN names a generic function or
+# method as its source writes it ('main.Sum', 'main.(*Box).Get'): every
+# instantiation is counted, under the binary's own name
+# (main.Sum[go.shape.int], main.Sum[go.shape.int_0] in Go 1.19,
+# main.Sum[...] when stripped), as the fixture counted COUNTED
+# ("main.Sum[...]"), and nothing else: not main.SumAll, main.(*Boxer).Get
+# or main.(*MyBox).Get, which the fixture counts differently.
+generic_run() {
+	local fixture=$1 pattern=$2 counted=$3 f=$FIX/$1
+	local out=$TMP/generic.out truth=$TMP/generic.truth want total
+	need_file "$f" || return
+	rm -f "$truth"
+	if ! "$TOOL" -c "$f $truth" "$pattern" >"$out" 2>"$out.err"; then
+		fail "$fixture '$pattern'" "gofunccount failed: $(head -3 "$out.err")"
+		return
+	fi
+	last_table "$out" >"$out.table"
+	awk -v n="$counted" '$1 == n' "$truth" >"$truth.one"
+	want=$(awk '{ print $2 }' "$truth.one")
+	total=$(awk '{ s += $NF } END { print s + 0 }' "$out.table")
+	if [[ -n $want && $total == "$want" ]] && compare_counts "$truth.one" "$out.table"; then
+		pass "$fixture '$pattern'"
+	else
+		fail "$fixture '$pattern'" "fixture ${want:-nothing} for $counted, table: $(tr '\n' ';' <"$out.table")"
+	fi
+}
+
+for fixture in count-go1.{19,21,23,25,27}-default count-go1.{19,27}-stripped; do
+	generic_run "$fixture" 'main.Sum' 'main.Sum[...]'
+	generic_run "$fixture" 'main.(*Box).Get' 'main.(*Box[...]).Get'
+done
+
+# gofunclatency and gotrace select functions through the same matcher: both
+# instantiations of main.Sum, each call once.
+test_generic_tools() {
+	local fixture=$1 f=$FIX/$1 tool out n calls want
+	need_file "$f" || return
+	for tool in gofunclatency gotrace; do
+		out=$TMP/generic-$tool.out
+		rm -f "$TMP/generic-$tool.truth"
+		"$BUILD/$tool" -c "$f $TMP/generic-$tool.truth" 'main.Sum' >"$out" 2>"$out.err"
+		want=$(awk '$1 == "main.Sum[...]" { print $2 }' "$TMP/generic-$tool.truth")
+		n=$(sed -nE 's/^Tracing ([0-9]+) functions.*/\1/p' "$out")
+		if [[ $tool == gofunclatency ]]; then
+			calls=$(sed -nE 's/^avg = .* count: ([0-9]+)$/\1/p' "$out")
+		else
+			calls=$(grep -c ' main\.Sum\[go\.shape\.' "$out")
+		fi
+		if [[ $n == 2 && -n $want && $calls == "$want" ]]; then
+			pass "$tool $fixture 'main.Sum'"
+		else
+			fail "$tool $fixture 'main.Sum'" "${n:-no} functions, $calls calls of ${want:-?}: $(head -2 "$out.err")"
+		fi
+	done
+}
+test_generic_tools count-go1.19-default
+test_generic_tools count-go1.27-default
+
 # start_waiting FIXTURE TRUTH [WRAPPER...]: start a fixture that waits for
 # a line on fd 7 before its workload; sets FIXTURE_PID.
 start_waiting() {

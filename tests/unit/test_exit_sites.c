@@ -180,24 +180,26 @@ static void check_func(const struct go_binary *bin, const struct go_func *fn,
 
 /*
  * The function nm calls NAME at ADDR. The library drops the ".abi0" of
- * assembly functions, and pclntab spells main.Sum[go.shape.int_0] (1.18,
- * 1.19) as main.Sum[...].
+ * assembly functions, and the pclntab of Go 1.18-1.19 writes everything
+ * from the first '[' to the last ']' as "[...]": main.Sum[go.shape.int_0]
+ * is main.Sum[...], main.(*Box[go.shape.int_0]).Get main.(*Box[...]).Get.
  */
 static const struct go_func *func_named(const struct go_binary *bin,
 					char *name, uint64_t addr)
 {
 	const struct go_func *fn;
 	size_t len = strlen(name);
-	const char *bracket = strchr(name, '[');
+	const char *open = strchr(name, '['), *close = strrchr(name, ']');
 
 	if (len > 5 && !strcmp(name + len - 5, ".abi0"))
 		name[len - 5] = '\0';
 	fn = go_binary__func_by_name(bin, name);
-	if (fn || !bracket)
+	if (fn || !open || !close || close < open)
 		return fn;
 	fn = go_binary__func_at(bin, addr);
-	if (fn && !strncmp(fn->name, name, bracket - name + 1) &&
-	    !strcmp(fn->name + (bracket - name), "[...]"))
+	if (fn && !strncmp(fn->name, name, open - name + 1) &&
+	    !strncmp(fn->name + (open - name), "[...]", 5) &&
+	    !strcmp(fn->name + (open - name) + 5, close + 1))
 		return fn;
 	return NULL;
 }
