@@ -100,13 +100,12 @@ static void tree_exit(struct call_tree *t, const struct graph_event *e)
 	}
 	if (!k)
 		return;
+	/* k >= 1: the loop stops at nopen == k - 1, never below 0 */
 	while (t->nopen >= k) {
 		struct call_node *nd = &t->nodes[t->open[--t->nopen]];
 
 		nd->end = e->ts;
-		nd->unwound = t->nopen + 1 > k;
-		if (!t->nopen)
-			break;
+		nd->unwound = t->nopen >= k;
 	}
 }
 
