@@ -68,7 +68,7 @@ static const char doc[] =
 "depth, never by thread, and with no uretprobe. Frames a panic unwound are\n"
 "closed where the tree goes on, marked (unwound). A root with more than MAX\n"
 "events is cut and marked. Patterns are Go names with '*' wildcards (-r:\n"
-"regular expressions), as in gofunccount.\n"
+"regular expressions), generic functions as written, as in gofunccount.\n"
 "\n"
 "Where the goroutine was not running shows in the tree where it happened,\n"
 "with its duration: /* parked: REASON */ with the runtime's wait reason\n"
