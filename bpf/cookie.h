@@ -15,12 +15,15 @@
  *   bit  50     COOKIE_STEPPED: the kernel single-steps the probed
  *               instruction (a hit costs more than an emulated one), for
  *               --max-overhead's accounting (bpf/overhead.h);
- *   bit  51     COOKIE_EPOCH: which attachment of the probes this is:
- *               --max-overhead replaces the links, and the BPF programs
- *               ignore the hits of the links being replaced;
+ *   bit  51     unused;
  *   bit  52     COOKIE_IN_FRAME: the probe sits in a function's body with
  *               its frame set up (an inlined copy): the return address is
- *               above the frame pointer, not on top of the stack.
+ *               above the frame pointer, not on top of the stack;
+ *   bits 53-63  the generation of the link that holds the probe
+ *               (COOKIE_GEN): --max-overhead tries probes before it keeps
+ *               them and replaces links to detach some, and the BPF
+ *               programs look up what each generation's hits are for
+ *               (bpf/overhead.h); 0 for a link attached once for good.
  *
  * Indexes are below 2^32: they index BPF maps, whose sizes are __u32.
  */
@@ -37,8 +40,9 @@
 #define COOKIE_G_IN_R14		(1ULL << 48)
 #define COOKIE_TAIL		(1ULL << 49)
 #define COOKIE_STEPPED		(1ULL << 50)
-#define COOKIE_EPOCH		(1ULL << 51)
 #define COOKIE_IN_FRAME		(1ULL << 52)
+#define COOKIE_GEN_SHIFT	53
+#define COOKIE_GENS		2048ULL		/* generations, 11 bits */
 /* The flag of a site whose instruction the kernel does or does not
  * emulate. */
 #define COOKIE_COST_FLAG(emulated)	((emulated) ? 0 : COOKIE_STEPPED)
@@ -48,6 +52,12 @@
 #define EFLAGS_ZF		0x40
 
 #define COOKIE_INDEX(c)		((__u32)(c))
+#define COOKIE_GEN(c)		((__u32)((c) >> COOKIE_GEN_SHIFT) & \
+				 (COOKIE_GENS - 1))
+/* C with its generation set to GEN. */
+#define COOKIE_WITH_GEN(c, gen) \
+	(((c) & ~((COOKIE_GENS - 1) << COOKIE_GEN_SHIFT)) | \
+	 ((__u64)(gen) << COOKIE_GEN_SHIFT))
 #define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> COOKIE_SKIP_SHIFT) & \
 					 COOKIE_SKIP_MASK))
 /* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, or 0. SKIP_FLAGS is not masked:
@@ -63,12 +73,14 @@ _Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
 _Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
-		 COOKIE_EPOCH | COOKIE_IN_FRAME) &
+		 COOKIE_IN_FRAME) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
 	       "the flag bits are apart from the index and the skip field");
 _Static_assert(__builtin_popcountll(COOKIE_G_IN_R14 | COOKIE_TAIL |
-				    COOKIE_STEPPED | COOKIE_EPOCH |
-				    COOKIE_IN_FRAME) == 5,
+				    COOKIE_STEPPED | COOKIE_IN_FRAME) == 4,
 	       "the flag bits are apart from each other");
+_Static_assert(COOKIE_GEN_SHIFT > 52 && COOKIE_GEN_SHIFT + 11 == 64 &&
+	       COOKIE_GENS == 1ULL << 11,
+	       "the generation is above the flag bits, in the top 11 bits");
 
 #endif

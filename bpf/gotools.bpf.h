@@ -31,35 +31,61 @@ const volatile pid_t target_tgid = 0;
 
 /*
  * --max-overhead (lib/cli/overhead_limit.h): with watch_overhead set, every hit
- * is counted in probe_hits by kind of site, and hits of links that are
- * being replaced (their cookie's COOKIE_EPOCH is not probe_epoch) are
- * ignored. Without it the verifier drops all of this: nothing changes.
+ * is accounted by kind of site, per cookie index in probe_hits and in all
+ * in probe_paid, as its link's generation (COOKIE_GEN) says: the hits of
+ * a generation on trial are accounted and not counted, those of a dead one
+ * (a link being replaced) are ignored. Without it the verifier drops all
+ * of this: nothing changes.
  */
 const volatile bool watch_overhead = false;
-__u32 probe_epoch = 0;		/* 0 or 1, written by user space */
+__u8 probe_gen_state[COOKIE_GENS];	/* enum probe_gen_state, by user space */
 COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct probe_hits)
 	probe_hits SEC(".maps");
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROBE_PAID_SLOTS);
+	__type(key, __u32);
+	__type(value, struct probe_hits);
+} probe_paid SEC(".maps");
 
-/* Account for this hit; false when it is of a link being replaced, and is
- * to be ignored. CALL: the hit is a call (an entry), not a return. */
+static __always_inline void probe_hits__add(struct probe_hits *h, __u64 cookie,
+					    bool call)
+{
+	h->calls += call;
+	if (cookie & COOKIE_STEPPED)
+		h->stepped++;
+	else
+		h->emulated++;
+}
+
+/* Account for this hit; false when it is not to be counted (its link is on
+ * trial or being replaced). CALL: the hit is a call (an entry), not a
+ * return. */
 static __always_inline bool overhead__hit(__u64 cookie, bool call)
 {
 	struct probe_hits *h;
-	__u32 idx = COOKIE_INDEX(cookie);
+	__u32 idx = COOKIE_INDEX(cookie), gen = COOKIE_GEN(cookie), slot;
+	__u8 state;
 
 	if (!watch_overhead)
 		return true;
-	if (!!(cookie & COOKIE_EPOCH) != probe_epoch)
+	state = probe_gen_state[gen & (COOKIE_GENS - 1)];
+	if (state == PROBE_GEN_DEAD)
 		return false;
 	h = bpf_map_lookup_elem(&probe_hits, &idx);
-	if (h) {
-		h->calls += call;
-		if (cookie & COOKIE_STEPPED)
-			h->stepped++;
-		else
-			h->emulated++;
-	}
-	return true;
+	if (h)
+		probe_hits__add(h, cookie, call);
+	slot = PROBE_PAID_ALL;
+	h = bpf_map_lookup_elem(&probe_paid, &slot);
+	if (h)
+		probe_hits__add(h, cookie, call);
+	if (state == PROBE_GEN_LIVE)
+		return true;
+	slot = PROBE_PAID_TRIAL;
+	h = bpf_map_lookup_elem(&probe_paid, &slot);
+	if (h)
+		probe_hits__add(h, cookie, call);
+	return false;
 }
 
 /* Is the hit of another process than -p's or -c's? PID_TGID is the
@@ -109,9 +135,9 @@ static __always_inline __u64 current_g(struct task_struct *task, __u64 r14,
 /*
  * Does this hit of a probe that starts a call count? Not when it is of
  * another process, or the restart of a call morestack began again (it was
- * counted the first time), or of a link being replaced; a restart is
- * still accounted for --max-overhead. The check every program of a call's
- * entry makes first.
+ * counted the first time), or of a link on trial or being replaced; a
+ * restart is still accounted for --max-overhead. The check every program
+ * of a call's entry makes first.
  */
 static __always_inline bool call_hit(struct pt_regs *ctx, __u64 cookie,
 				     __u64 pid_tgid)

@@ -12,8 +12,25 @@
 #include <linux/types.h>
 #endif
 
+/*
+ * What the hits of a link generation (COOKIE_GEN, bpf/cookie.h) are for:
+ * user space sets each generation's state before it attaches a link of it.
+ */
+enum probe_gen_state {
+	PROBE_GEN_LIVE = 0,	/* counted and accounted: generation 0 too */
+	PROBE_GEN_TRIAL = 1,	/* accounted only: the probes are on trial */
+	PROBE_GEN_DEAD = 2,	/* ignored: the link is being replaced */
+};
+
+/* The slots of probe_paid: the hits of all probes, and those on trial. */
+enum probe_paid_slot {
+	PROBE_PAID_ALL = 0,
+	PROBE_PAID_TRIAL = 1,
+	PROBE_PAID_SLOTS = 2,
+};
+
 struct probe_hits {
-	__u64 calls;		/* entries counted (gotrace: events) */
+	__u64 calls;		/* entries (gotrace: events), on trial too */
 	__u64 emulated;		/* hits of emulated sites */
 	__u64 stepped;		/* hits of single-stepped sites */
 };

@@ -310,11 +310,12 @@ int main(int argc, char **argv)
 	}
 	if (!err)
 		err = load_bpf(&obj, target.tgid, table.nrows, watch.limit);
-	if (!err)
+	if (!err && watch.limit)
+		err = overhead_limit__attach(&limit, obj->progs.count_call,
+					     target.path, target.tgid, &list);
+	else if (!err)
 		err = uprobes__attach(obj->progs.count_call, target.path,
 				      target.tgid, &list, &probes);
-	if (!err && watch.limit)
-		err = overhead_limit__add_links(&limit, probes);
 	if (!err) {
 		table.map_fd = bpf_map__fd(obj->maps.counts);
 		err = intervals__trace(&env, &target, fp.nfuncs, print_counts,

@@ -80,11 +80,12 @@ static const char doc[] =
 "(libgo's g is out of reach; goroutines are told apart by their split\n"
 "stacks); a root in libgo (go:fmt.Fprintf) needs -p or -c.\n"
 "\n"
-"--max-overhead PCT detaches the probes of the functions that cost most when\n"
-"the traced functions' probes would cost the program more than PCT% of one\n"
-"CPU (as in gofunccount); the trees after that are marked partial (a root\n"
-"function detached starts no more trees). The scheduler's probes of the\n"
-"waits are not counted (--no-waits removes them).\n"
+"--max-overhead PCT keeps the traced functions' probes near PCT% of one CPU\n"
+"(as in gofunccount): a large pattern is tried in batches and only what that\n"
+"pays for attached, those that cost most later are detached; the trees after\n"
+"a detach are marked partial (a root function detached starts no more\n"
+"trees). The scheduler's probes of the waits are not counted (--no-waits\n"
+"removes them).\n"
 "\n"
 "EXAMPLES:\n"
 "    gofuncgraph -p 181 main.handle          # each call of main.handle\n"
@@ -496,6 +497,7 @@ static const char *row_name(void *ctx, size_t row)
 static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
+	struct tool_limit watch = { limit, row_name, (void *)g->cp };
 	struct ring_buffer *rb;
 	struct tool_clock clock;
 	int err;
@@ -506,18 +508,24 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
 	call_trees__init(&g->trees, g->cp->nrows);
+	err = tool_limit__admit(&watch, &env.tool, target);
+	if (err) {
+		ring_buffer__free(rb);
+		return err;
+	}
 	tool__print_tracing(&env.tool, g->cp->nrows, NULL);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &g->mono);
 	clock_gettime(CLOCK_REALTIME, &g->wall);
 	tool_clock__start(&clock, &env.tool);
-	clock.limit = (struct tool_limit){ limit, row_name, (void *)g->cp };
+	clock.limit = watch;
 	err = tool_target__release(target, &env.tool);
 	if (!err)
 		err = tool__read_events(rb, &clock, &env.tool, target,
 					bpf_map__fd(obj->maps.lost),
 					" (their roots are marked cut)", NULL,
 					NULL);
+	tool_limit__print_cost(&clock.limit);
 	ring_buffer__free(rb);
 	return err;
 }
@@ -597,17 +605,22 @@ int main(int argc, char **argv)
 					   target.bin->elf, target.path,
 					   env.tool.pid, target.tgid,
 					   &goexit_probe);
-	if (!err)
+	if (!err && limited)
+		err = overhead_limit__attach_calls(limited, &cp,
+						   obj->progs.graph_entry,
+						   obj->progs.graph_exit,
+						   target.path, target.tgid);
+	else if (!err)
 		err = call_probes__attach(&cp, obj->progs.graph_entry,
 					  obj->progs.graph_exit, target.path,
 					  target.tgid, &links);
-	if (!err && limited)
-		err = overhead_limit__add_call_links(limited, &links);
 	if (!err)
 		err = trace(obj, &g, &target, limited);
 	if (!err)
 		report_unfinished(&g);
 	call_links__detach(&links);
+	if (limited)
+		overhead_limit__detach(limited);
 	uprobes__detach(goexit_probe);
 	if (tracker)
 		gstate_tracker__detach(tracker);

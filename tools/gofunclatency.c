@@ -607,12 +607,15 @@ int main(int argc, char **argv)
 					     obj->progs.gstate_site,
 					     obj->progs.gstate_switch,
 					     target.path, target.tgid);
-	if (!err)
+	if (!err && watch.limit)
+		err = overhead_limit__attach_calls(&limit, &plan.cp,
+						   obj->progs.call_entry,
+						   obj->progs.call_exit,
+						   target.path, target.tgid);
+	else if (!err)
 		err = call_probes__attach(&plan.cp, obj->progs.call_entry,
 					  obj->progs.call_exit, target.path,
 					  target.tgid, &links);
-	if (!err && watch.limit)
-		err = overhead_limit__add_call_links(&limit, &links);
 	if (!err) {
 		pr.hists_fd = bpf_map__fd(obj->maps.hists);
 		pr.splits_fd = bpf_map__fd(obj->maps.splits);
@@ -622,6 +625,7 @@ int main(int argc, char **argv)
 				       print_interval, &pr, &watch);
 	}
 	call_links__detach(&links);
+	overhead_limit__detach(&limit);
 	if (plan.tracker)
 		gstate_tracker__detach(plan.tracker);
 	gofunclatency_bpf__destroy(obj);

@@ -468,8 +468,8 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 	return err;
 }
 
-/* Each binary's probe sites, with the one program; LIMIT (or NULL) may
- * detach some. */
+/* Each binary's probe sites, with the one program; LIMIT (or NULL) attaches
+ * them, and may leave out or detach some. */
 static int attach(struct gotrace_bpf *obj, pid_t tgid,
 		  const struct traced_binaries *tbs,
 		  struct overhead_limit *limit)
@@ -482,10 +482,12 @@ static int attach(struct gotrace_bpf *obj, pid_t tgid,
 		tb = tbs->bins[i];
 		if (!tb->sites.n)
 			continue;
-		err = uprobes__attach(obj->progs.trace_hit, tb->path, tgid,
-				      &tb->sites, &tb->links);
-		if (!err && limit)
-			err = overhead_limit__add_links(limit, tb->links);
+		if (limit)
+			err = overhead_limit__attach(limit, obj->progs.trace_hit,
+						     tb->path, tgid, &tb->sites);
+		else
+			err = uprobes__attach(obj->progs.trace_hit, tb->path,
+					      tgid, &tb->sites, &tb->links);
 	}
 	return err;
 }
@@ -502,7 +504,8 @@ static const char *row_name(void *ctx, size_t idx)
 	return pr->row_name;
 }
 
-/* With -j, a line for each row the last check detached. */
+/* With -j, a line for each row the last check detached, or admission
+ * left out. */
 static void print_detached_json(const struct overhead_limit *l,
 				const struct trace_plan_set *s)
 {
@@ -515,10 +518,17 @@ static void print_detached_json(const struct overhead_limit *l,
 			continue;
 		printf("{\"func\":");
 		json_print_string(stdout, s->rows[i].func);
-		printf(",\"ret\":%s,\"partial\":true,\"detached_after\":%llu,"
-		       "\"detached_rate\":%.0f}\n",
-		       s->rows[i].probe->ret ? "true" : "false",
-		       (unsigned long long)d->detached_calls, d->detached_rate);
+		if (d->refused)
+			printf(",\"ret\":%s,\"partial\":true,\"not_attached\":true,"
+			       "\"trial_rate\":%.0f}\n",
+			       s->rows[i].probe->ret ? "true" : "false",
+			       d->detached_rate);
+		else
+			printf(",\"ret\":%s,\"partial\":true,\"detached_after\":%llu,"
+			       "\"detached_rate\":%.0f}\n",
+			       s->rows[i].probe->ret ? "true" : "false",
+			       (unsigned long long)d->detached_calls,
+			       d->detached_rate);
 	}
 }
 
@@ -551,6 +561,7 @@ static int after_poll(void *ctx)
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
+	struct tool_limit watch = { limit, row_name, pr };
 	struct ring_buffer *rb;
 	struct tool_clock clock;
 	int err = 0;
@@ -560,6 +571,12 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
+	pr->limit = limit;
+	err = tool_limit__admit(&watch, &env.tool, target);
+	if (err) {
+		ring_buffer__free(rb);
+		return err;
+	}
 	tool__print_tracing(&env.tool, pr->set->nrows, NULL);
 	if (!env.tool.json) {
 		if (env.rel_time)
@@ -572,13 +589,13 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	tool_clock__start(&clock, &env.tool);
-	clock.limit = (struct tool_limit){ limit, row_name, pr };
-	pr->limit = limit;
+	clock.limit = watch;
 	err = tool_target__release(target, &env.tool);
 	if (!err)
 		err = tool__read_events(rb, &clock, &env.tool, target,
 					bpf_map__fd(obj->maps.lost), "",
 					after_poll, pr);
+	tool_limit__print_cost(&clock.limit);
 	ring_buffer__free(rb);
 	return err;
 }

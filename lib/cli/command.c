@@ -106,6 +106,8 @@ int command__release(struct command *cmd)
 	char go = 'g';
 	ssize_t n;
 
+	if (cmd->gate_fd < 0)		/* released before */
+		return 0;
 	n = write(cmd->gate_fd, &go, 1);
 	close(cmd->gate_fd);
 	cmd->gate_fd = -1;

@@ -25,7 +25,8 @@ struct command {
  */
 int command__start(const char *cmdline, struct command *cmd);
 
-/* Open the gate: the child execs the program. */
+/* Open the gate: the child execs the program. Once: a second call does
+ * nothing. */
 int command__release(struct command *cmd);
 
 /* Has the child exited? Reaps it without blocking. */

@@ -14,6 +14,9 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 	bool last, target_exited;
 	int err;
 
+	err = tool_limit__admit(limit, o, t);
+	if (err)
+		return err;
 	tool__print_tracing(o, nfuncs, o->spec);
 	err = tool_target__release(t, o);
 	if (err)
@@ -30,6 +33,7 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 		if (err)
 			return err;
 	} while (!last);
+	tool_limit__print_cost(limit);
 	tool__print_detaching(o);
 	if (target_exited)
 		return gt_error(-ESRCH, "process %d exited", o->pid);

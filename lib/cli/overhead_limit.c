@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* --max-overhead: what the probes cost the target, and which to detach
- * (overhead_limit.h). */
+/* --max-overhead: what the probes cost the target, the ledger, the check
+ * and the links (overhead_limit.h); admission is overhead_admit.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "core/error.h"
-#include "cli/overhead_limit.h"
+#include "core/mem.h"
+#include "cli/overhead_internal.h"
 #include "cli/percpu_map.h"
-#include "cookie.h"
 
 #define CHECK_EVERY_NS	100000000.0	/* 100 ms */
+#define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
 
 int overhead_limit__init(struct overhead_limit *l, double pct,
@@ -20,7 +21,9 @@ int overhead_limit__init(struct overhead_limit *l, double pct,
 	memset(l, 0, sizeof(*l));
 	l->pct = pct;
 	l->hits_fd = -1;
+	l->paid_fd = -1;
 	l->stats_fd = -1;
+	l->next_gen = 1;
 	l->nindexes = nindexes;
 	l->indexes = calloc(nindexes ? nindexes : 1, sizeof(*l->indexes));
 	l->sums = calloc((nindexes ? nindexes : 1) * HITS_WORDS,
@@ -44,34 +47,41 @@ int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
 	return 0;
 }
 
-static double timespec_ns(const struct timespec *t)
+double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
+			 __u64 stepped)
 {
-	return t->tv_sec * 1e9 + t->tv_nsec;
+	return emulated * (l->cost.emulated_ns + l->prog_ns) +
+	       stepped * (l->cost.stepped_ns + l->prog_ns);
 }
 
-/* The programs' run time and runs so far (BPF statistics). */
-static int read_run_stats(const struct overhead_limit *l, __u64 *ns,
-			  __u64 *cnt)
+int overhead__read_run_stats(struct overhead_limit *l)
 {
 	struct bpf_prog_info info;
+	__u64 ns = 0, cnt = 0;
 	__u32 len;
 	size_t i;
 
-	*ns = *cnt = 0;
 	for (i = 0; i < l->nprogs; i++) {
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(l->prog_fds[i], &info, &len))
 			return gt_error(-errno, "cannot read a program's statistics: %s",
 					strerror(errno));
-		*ns += info.run_time_ns;
-		*cnt += info.run_cnt;
+		ns += info.run_time_ns;
+		cnt += info.run_cnt;
+	}
+	/* a few thousand runs make an average */
+	if (cnt >= l->run_cnt + 1000) {
+		l->prog_ns = (double)(ns - l->run_ns) / (cnt - l->run_cnt);
+		l->run_ns = ns;
+		l->run_cnt = cnt;
 	}
 	return 0;
 }
 
-int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
-			  struct bpf_program **progs, size_t nprogs)
+int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
+			  __u8 *gen_state, struct bpf_program **progs,
+			  size_t nprogs)
 {
 	size_t i;
 	int fd;
@@ -79,7 +89,8 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
 	if (nprogs > OVERHEAD_MAX_PROGS)
 		return gt_error(-E2BIG, "too many programs to watch");
 	l->hits_fd = hits_fd;
-	l->epoch = epoch;
+	l->paid_fd = paid_fd;
+	l->gen_state = gen_state;
 	for (i = 0; i < nprogs; i++)
 		l->prog_fds[i] = bpf_program__fd(progs[i]);
 	l->nprogs = nprogs;
@@ -90,37 +101,208 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
 				strerror(-fd));
 	l->stats_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &l->last);
-	return read_run_stats(l, &l->run_ns, &l->run_cnt);
+	l->ledger.begun = l->last;
+	return overhead__read_run_stats(l);
 }
 
-int overhead_limit__add_links(struct overhead_limit *l, struct uprobes *u)
+int overhead__ledger_update(struct overhead_limit *l)
 {
-	if (l->nlinks == OVERHEAD_MAX_LINKS)
-		return gt_error(-E2BIG, "too many links to watch");
-	l->links[l->nlinks++] = u;
+	struct overhead_ledger *g = &l->ledger;
+	struct probe_hits now;
+	struct timespec t;
+	long slot, second;
+	double paid, dt;
+	int err;
+
+	err = percpu_map__sum(l->paid_fd, PROBE_PAID_ALL, (__u64 *)&now,
+			      HITS_WORDS);
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	paid = overhead__hits_ns(l, now.emulated - g->seen.emulated,
+				 now.stepped - g->seen.stepped);
+	g->seen = now;
+	g->total_ns += paid;
+	dt = overhead__ns(&t) - overhead__ns(&g->begun);
+	slot = dt / SLOT_NS;
+	for (; g->slot < slot && slot - g->slot <= OVERHEAD_SLOTS; )
+		g->slots[++g->slot % OVERHEAD_SLOTS] = 0;
+	if (g->slot < slot) {		/* a second or more without a read */
+		memset(g->slots, 0, sizeof(g->slots));
+		g->slot = slot;
+	}
+	g->slots[slot % OVERHEAD_SLOTS] += paid;
+	/* what was paid since the last read, in the second it ends in */
+	second = dt / 1e9;
+	if (second > g->second) {
+		if (g->second_ns > g->worst_ns)
+			g->worst_ns = g->second_ns;
+		g->second = second;
+		g->second_ns = 0;
+	}
+	g->second_ns += paid;
 	return 0;
 }
 
-int overhead_limit__add_call_links(struct overhead_limit *l,
-				   const struct call_links *links)
+double overhead__last_second(const struct overhead_limit *l)
 {
-	return overhead_limit__add_links(l, links->entries) ?:
-	       overhead_limit__add_links(l, links->exits);
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < OVERHEAD_SLOTS; i++)
+		sum += l->ledger.slots[i];
+	return sum;
 }
 
-/* Read probe_hits into each index's SEEN; the increase into DELTA (NULL:
- * not wanted). */
-static int read_hits(struct overhead_limit *l, struct probe_hits *delta)
+int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state)
+{
+	unsigned int i, gen;
+
+	for (i = 1; i < COOKIE_GENS; i++) {
+		gen = l->next_gen;
+		l->next_gen = l->next_gen % (COOKIE_GENS - 1) + 1;
+		if (!l->gen_used[gen]) {
+			l->gen_used[gen] = true;
+			__atomic_store_n(&l->gen_state[gen], state,
+					 __ATOMIC_SEQ_CST);
+			return gen;
+		}
+	}
+	return gt_error(-ENOSPC, "more than %llu links to watch",
+			COOKIE_GENS - 1);
+}
+
+void overhead__gen_free(struct overhead_limit *l, unsigned int gen)
+{
+	if (gen)
+		l->gen_used[gen] = false;
+}
+
+int overhead__add_link(struct overhead_limit *l, struct uprobes *u,
+		       unsigned int gen)
+{
+	int err;
+
+	err = gt_ensure_mem((void **)&l->links, &l->links_cap,
+			    sizeof(*l->links), l->nlinks + 1);
+	if (err)
+		return err;
+	l->links[l->nlinks++] = (struct overhead_link){ u, gen };
+	return 0;
+}
+
+/* Attach PROG at LIST now, in a link of its own generation. */
+static int attach_now(struct overhead_limit *l, struct bpf_program *prog,
+		      const char *path, pid_t pid,
+		      const struct uprobe_list *list)
+{
+	struct uprobe_list gen_list = { 0 };
+	struct uprobes *u = NULL;
+	int gen = 0, err = 0;
+	size_t i;
+
+	if (uprobes__multi_supported()) {
+		gen = overhead__gen_alloc(l, PROBE_GEN_LIVE);
+		if (gen < 0)
+			return gen;
+	}
+	for (i = 0; i < list->n && !err; i++)
+		err = uprobe_list__add(&gen_list, list->offsets[i],
+				       COOKIE_WITH_GEN(list->cookies[i], gen));
+	if (!err)
+		err = uprobes__attach(prog, path, pid, &gen_list, &u);
+	if (!err)
+		err = overhead__add_link(l, u, gen);
+	if (err) {
+		uprobes__detach(u);
+		overhead__gen_free(l, gen);
+	}
+	for (i = 0; i < list->n && !err; i++)
+		if (COOKIE_INDEX(list->cookies[i]) < l->nindexes)
+			l->indexes[COOKIE_INDEX(list->cookies[i])].attached = true;
+	uprobe_list__free(&gen_list);
+	return err;
+}
+
+/* Keep PROG at LIST for overhead_limit__admit(). */
+static int add_request(struct overhead_limit *l, struct bpf_program *prog,
+		       const char *path, pid_t pid,
+		       const struct uprobe_list *list)
+{
+	struct overhead_request *r;
+	size_t i;
+	int err;
+
+	err = gt_ensure_mem((void **)&l->reqs, &l->reqs_cap, sizeof(*l->reqs),
+			    l->nreqs + 1);
+	if (err)
+		return err;
+	r = &l->reqs[l->nreqs];
+	memset(r, 0, sizeof(*r));
+	r->prog = prog;
+	r->pid = pid;
+	r->path = strdup(path);
+	if (!r->path)
+		return gt_error(-ENOMEM, "out of memory");
+	l->nreqs++;
+	for (i = 0; i < list->n && !err; i++)
+		err = uprobe_list__add(&r->list, list->offsets[i],
+				       list->cookies[i]);
+	l->pending = true;
+	return err;
+}
+
+int overhead_limit__attach(struct overhead_limit *l, struct bpf_program *prog,
+			   const char *path, pid_t pid,
+			   const struct uprobe_list *list)
+{
+	if (!list->n)
+		return 0;
+	if (l->nindexes > OVERHEAD_TRY_OVER && uprobes__multi_supported())
+		return add_request(l, prog, path, pid, list);
+	return attach_now(l, prog, path, pid, list);
+}
+
+int overhead_limit__attach_calls(struct overhead_limit *l,
+				 const struct call_probes *cp,
+				 struct bpf_program *entry,
+				 struct bpf_program *exit, const char *path,
+				 pid_t pid)
+{
+	return overhead_limit__attach(l, exit, path, pid, &cp->exits) ?:
+	       overhead_limit__attach(l, entry, path, pid, &cp->entries);
+}
+
+bool overhead_limit__pending(const struct overhead_limit *l)
+{
+	return l && l->pending;
+}
+
+int overhead__read_sums(struct overhead_limit *l)
+{
+	return percpu_map__sum_all(l->hits_fd, l->nindexes, l->sums,
+				   HITS_WORDS);
+}
+
+struct probe_hits overhead__sum(const struct overhead_limit *l, size_t i)
+{
+	struct probe_hits h;
+
+	memcpy(&h, l->sums + i * HITS_WORDS, sizeof(h));
+	return h;
+}
+
+int overhead__read_hits(struct overhead_limit *l, struct probe_hits *delta)
 {
 	struct probe_hits now;
 	size_t i;
 	int err;
 
-	err = percpu_map__sum_all(l->hits_fd, l->nindexes, l->sums, HITS_WORDS);
+	err = overhead__read_sums(l);
 	if (err)
 		return err;
 	for (i = 0; i < l->nindexes; i++) {
-		memcpy(&now, l->sums + i * HITS_WORDS, sizeof(now));
+		now = overhead__sum(l, i);
 		if (delta) {
 			delta[i].calls = now.calls - l->indexes[i].seen.calls;
 			delta[i].emulated = now.emulated - l->indexes[i].seen.emulated;
@@ -139,25 +321,58 @@ static bool keep_probe(void *ctx, uint64_t cookie)
 	return i >= l->nindexes || !l->indexes[i].detached;
 }
 
-/* Replace every link by one without the detached indexes' probes. */
+/* Does U hold a probe of an index detached now? */
+static bool holds_detached(const struct overhead_limit *l,
+			   const struct uprobes *u)
+{
+	const struct uprobe_list *list = uprobes__list(u);
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (!keep_probe((void *)l, list->cookies[i]))
+			return true;
+	return false;
+}
+
+/* Replace link K by one without the detached indexes' probes. */
+static int replace_link(struct overhead_limit *l, struct overhead_link *k)
+{
+	int gen = 0, err;
+
+	if (uprobes__multi_supported()) {
+		gen = overhead__gen_alloc(l, PROBE_GEN_DEAD);
+		if (gen < 0)
+			return gen;
+	}
+	err = uprobes__replace_begin(k->u, keep_probe, l, gen);
+	if (err) {
+		overhead__gen_free(l, gen);
+		return err;
+	}
+	/* from now on the new link counts, the old one not */
+	if (gen) {
+		__atomic_store_n(&l->gen_state[gen], PROBE_GEN_LIVE,
+				 __ATOMIC_SEQ_CST);
+		__atomic_store_n(&l->gen_state[k->gen], PROBE_GEN_DEAD,
+				 __ATOMIC_SEQ_CST);
+		overhead__gen_free(l, k->gen);
+		k->gen = gen;
+	}
+	uprobes__replace_end(k->u);
+	return 0;
+}
+
+/* Replace the links that hold a detached index, the last attached first
+ * (entries before exits: every call seen to begin is seen to end). */
 static int replace_links(struct overhead_limit *l)
 {
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < l->nlinks && !err; i++)
-		err = uprobes__replace_begin(l->links[i], keep_probe, l);
-	if (err) {
-		while (i--)
-			uprobes__replace_abort(l->links[i]);
-		return err;
-	}
-	/* uprobe_multi: from now on the new links count, the old ones not */
-	if (uprobes__multi_supported())
-		__atomic_store_n(l->epoch, !*l->epoch, __ATOMIC_SEQ_CST);
-	for (i = 0; i < l->nlinks; i++)
-		uprobes__replace_end(l->links[i]);
-	return 0;
+	for (i = l->nlinks; i-- > 0 && !err; )
+		if (holds_detached(l, l->links[i].u))
+			err = replace_link(l, &l->links[i]);
+	return err;
 }
 
 static int cmp_cost_rate(const void *a, const void *b)
@@ -182,7 +397,8 @@ static int choose(struct overhead_limit *l, double total, double target)
 	if (!order)
 		return gt_error(-ENOMEM, "out of memory");
 	for (i = 0; i < l->nindexes; i++)
-		if (!l->indexes[i].detached && l->indexes[i].cost_rate > 0)
+		if (l->indexes[i].attached && !l->indexes[i].detached &&
+		    l->indexes[i].cost_rate > 0)
 			order[n++] = &l->indexes[i];
 	qsort(order, n, sizeof(*order), cmp_cost_rate);
 	l->rounds++;
@@ -196,62 +412,63 @@ static int choose(struct overhead_limit *l, double total, double target)
 	return ndetached;
 }
 
+int overhead__evict(struct overhead_limit *l, double total, double target)
+{
+	size_t i;
+	int err, n;
+
+	n = choose(l, total, target);
+	if (n <= 0)
+		return n;
+	err = replace_links(l);
+	/* what the detached ones counted, now that nothing adds to it */
+	if (!err)
+		err = overhead__read_hits(l, NULL);
+	for (i = 0; i < l->nindexes && !err; i++)
+		if (l->indexes[i].detached && l->indexes[i].round == l->rounds)
+			l->indexes[i].detached_calls = l->indexes[i].seen.calls -
+						       l->indexes[i].trial_calls;
+	if (err)
+		return err;
+	l->ndetached += n;
+	return n;
+}
+
 int overhead_limit__check(struct overhead_limit *l)
 {
 	struct probe_hits *delta;
 	struct timespec now;
-	double dt, total = 0, budget;
-	__u64 run_ns, run_cnt;
+	double dt, total = 0, budget = overhead__budget(l);
 	size_t i;
-	int err, n;
+	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = timespec_ns(&now) - timespec_ns(&l->last);
+	dt = overhead__ns(&now) - overhead__ns(&l->last);
 	if (dt < CHECK_EVERY_NS || !l->nindexes)
 		return 0;
 	delta = calloc(l->nindexes, sizeof(*delta));
 	if (!delta)
 		return gt_error(-ENOMEM, "out of memory");
-	err = read_hits(l, delta);
+	err = overhead__read_hits(l, delta);
 	if (!err)
-		err = read_run_stats(l, &run_ns, &run_cnt);
+		err = overhead__read_run_stats(l);
+	if (!err)
+		err = overhead__ledger_update(l);
 	if (err)
 		goto out;
-	if (run_cnt > l->run_cnt)
-		l->prog_ns = (double)(run_ns - l->run_ns) / (run_cnt - l->run_cnt);
-	l->run_ns = run_ns;
-	l->run_cnt = run_cnt;
 	l->last = now;
 	for (i = 0; i < l->nindexes; i++) {
 		struct overhead_index *x = &l->indexes[i];
 
-		if (x->detached)
+		if (!x->attached || x->detached)
 			continue;
-		x->cost_rate = (delta[i].emulated * (l->cost.emulated_ns + l->prog_ns) +
-				delta[i].stepped * (l->cost.stepped_ns + l->prog_ns)) /
-			       (dt / 1e9);
+		x->cost_rate = overhead__hits_ns(l, delta[i].emulated,
+						 delta[i].stepped) / (dt / 1e9);
 		x->detached_rate = delta[i].calls / (dt / 1e9);
 		total += x->cost_rate;
 	}
-	budget = l->pct / 100 * 1e9;	/* ns per second */
-	if (total <= budget)
-		goto out;
-	n = choose(l, total, budget / 4);
-	if (n < 0) {
-		err = n;
-		goto out;
-	}
-	err = replace_links(l);
-	/* what the detached ones counted, now that nothing adds to it */
-	if (!err)
-		err = read_hits(l, NULL);
-	for (i = 0; i < l->nindexes && !err; i++)
-		if (l->indexes[i].detached && l->indexes[i].round == l->rounds)
-			l->indexes[i].detached_calls = l->indexes[i].seen.calls;
-	if (!err) {
-		l->ndetached += n;
-		err = n;
-	}
+	if (total > budget)
+		err = overhead__evict(l, total, budget / 2);
 out:
 	free(delta);
 	return err;
@@ -270,6 +487,17 @@ char *overhead_index__str(const struct overhead_index *i, char *buf,
 {
 	double r = i->detached_rate;
 
+	if (i->refused) {
+		if (r >= 1e6)
+			snprintf(buf, size, "not attached: %.1fM calls/s on trial",
+				 r / 1e6);
+		else if (r >= 1e3)
+			snprintf(buf, size, "not attached: %.1fk calls/s on trial",
+				 r / 1e3);
+		else
+			snprintf(buf, size, "not attached: %.0f calls/s on trial", r);
+		return buf;
+	}
 	if (r >= 1e6)
 		snprintf(buf, size, "detached after %llu calls at %.1fM calls/s",
 			 (unsigned long long)i->detached_calls, r / 1e6);
@@ -306,21 +534,72 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 	}
 	if (verbose || !top)
 		return;
-	fprintf(f, "%s: over --max-overhead %g%%: %d probed function%s detached, "
-		"the most costly %s %s%s\n", tool, l->pct, n, n == 1 ? "" : "s",
-		name_of(ctx, itop), overhead_index__str(top, buf, sizeof(buf)),
-		n > 1 ? " (-v lists them)" : "");
+	if (top->refused)
+		fprintf(f, "%s: over --max-overhead %g%%: %d of %zu probed "
+			"functions not attached, the most costly %s (%s)%s\n",
+			tool, l->pct, n, l->nindexes, name_of(ctx, itop),
+			overhead_index__str(top, buf, sizeof(buf)),
+			n > 1 ? " (-v lists them)" : "");
+	else
+		fprintf(f, "%s: over --max-overhead %g%%: %d probed function%s "
+			"detached, the most costly %s %s%s\n", tool, l->pct, n,
+			n == 1 ? "" : "s", name_of(ctx, itop),
+			overhead_index__str(top, buf, sizeof(buf)),
+			n > 1 ? " (-v lists them)" : "");
 	fflush(f);
+}
+
+void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
+				const char *tool)
+{
+	const struct overhead_ledger *g = &l->ledger;
+	struct timespec now;
+	double secs, worst;
+
+	if (!l->nprogs || overhead__ledger_update(l))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = (overhead__ns(&now) - overhead__ns(&g->begun)) / 1e9;
+	/* a second going on counts as whole when it is the only one */
+	worst = g->worst_ns;
+	if (!g->second && g->second_ns > worst)
+		worst = g->second_ns;
+	fprintf(f, "%s: the probes cost the target %.2f%% of a CPU on average, "
+		"%.2f%% in the costliest second; %zu function%s not attached, "
+		"%zu detached\n", tool,
+		secs > 0 ? g->total_ns / secs / 1e7 : 0.0, worst / 1e7,
+		l->nrefused, l->nrefused == 1 ? "" : "s", l->ndetached);
+	fflush(f);
+}
+
+void overhead_limit__detach(struct overhead_limit *l)
+{
+	while (l->nlinks) {
+		struct overhead_link *k = &l->links[--l->nlinks];
+
+		uprobes__detach(k->u);
+		overhead__gen_free(l, k->gen);
+	}
 }
 
 void overhead_limit__free(struct overhead_limit *l)
 {
+	size_t i;
+
+	overhead_limit__detach(l);
 	/* a limit never started (or never set up, all zeros) holds no fd */
 	if (l->nprogs && l->stats_fd >= 0)
 		close(l->stats_fd);
+	for (i = 0; i < l->nreqs; i++) {
+		free(l->reqs[i].path);
+		uprobe_list__free(&l->reqs[i].list);
+	}
+	free(l->reqs);
+	free(l->links);
 	free(l->indexes);
 	free(l->sums);
 	memset(l, 0, sizeof(*l));
 	l->stats_fd = -1;
 	l->hits_fd = -1;
+	l->paid_fd = -1;
 }

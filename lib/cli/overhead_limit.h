@@ -1,31 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --max-overhead PCT: a bound on what the probes cost the traced program.
+ * --max-overhead PCT: a bound on what the probes cost the traced program,
+ * from the first second on.
  *
  * A hit costs the thread that hits it a trap: about 0.7 us where the
  * kernel emulates the probed instruction, ten times that on some virtual
  * machines where it single-steps it (probe/hit_cost.h, measured at start),
  * plus the BPF program's own run time (the kernel's BPF statistics, on
- * while the option is). The BPF programs count the hits of each cookie
- * index (a counter, a function, a row) by kind of site (bpf/overhead.h).
- * Ten times a second, the rate of each index times what its hits cost is
- * what the target spends in its probes; when the sum is over PCT% of one
- * CPU, the most costly indexes are detached until the rest cost a quarter
- * of PCT: rates measured while the target is slowed down understate what
- * they become once it is not (the next checks detach more if need be),
- * and a hit in a busy program costs more than in the calibration's loop
- * (caches, other threads).
+ * while the option is). The BPF programs account every hit by cookie index
+ * (a counter, a function, a row) and kind of site, and in all
+ * (bpf/overhead.h); a ledger turns those into what the target paid, per
+ * 100 ms and per second.
  *
- * Detaching a few probes of a uprobe_multi link means replacing the link:
- * the kept probes are attached anew with COOKIE_EPOCH flipped, the BPF
- * programs' probe_epoch is flipped, the old link is closed
- * (probe/uprobes.h). A hit is counted by one link or the other, never by
- * both: except that a call hitting a kept probe at the very moment of the
- * flip, between the two links' programs, can be counted twice or not at
- * all; an index is then off by one at most per replacement.
+ * Admission (overhead_limit__admit(), for patterns of more than
+ * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): the probes are not
+ * attached at once but tried in batches, cheap to begin with. A batch is
+ * attached on trial (its hits accounted, not counted) for 20 ms, or until
+ * it has cost a quarter of the budget of a second; each index's rate of
+ * cost on trial decides: the cheapest are kept as long as all kept cost at
+ * most half the budget (and each at most an eighth), the others are not
+ * attached. A new trial waits until the last second's cost leaves room for
+ * it; when the kept ones turn out to cost more than their trial said, the
+ * check below detaches the most costly.
+ *
+ * The check (overhead_limit__check(), ten times a second): the rate of
+ * each index over the last 100 ms times what its hits cost; when the sum
+ * is over PCT% of one CPU, the most costly indexes are detached until the
+ * rest cost half of PCT (rates measured while the target is slowed
+ * understate what they become once it is not; the next checks detach more
+ * if need be).
+ *
+ * Detaching a few probes of a uprobe_multi link means replacing the link
+ * (probe/uprobes.h): the kept probes are attached anew in a link of a new
+ * generation (COOKIE_GEN, bpf/cookie.h), it is made live and the old one
+ * dead, the old link is closed; only links that hold a detached index are
+ * replaced. A hit is counted by one link or the other, never by both:
+ * except that a call hitting a kept probe at the very moment of the
+ * switch can be counted twice or not at all; an index is then off by one
+ * at most per replacement.
  *
  * A detached index keeps what it counted; tools mark it as partial:
- * "detached after N calls at R calls/s".
+ * "detached after N calls at R calls/s"; one never attached, "not
+ * attached: R calls/s on trial".
  */
 #ifndef GOTOOLS_OVERHEAD_LIMIT_H
 #define GOTOOLS_OVERHEAD_LIMIT_H
@@ -36,6 +52,7 @@
 #include <time.h>
 #include <linux/types.h>
 #include <bpf/libbpf.h>
+#include "cookie.h"
 #include "overhead.h"
 #include "cli/skeleton.h"
 #include "probe/call_probes.h"
@@ -43,15 +60,47 @@
 #include "probe/uprobes.h"
 
 #define OVERHEAD_MAX_PROGS	4
-#define OVERHEAD_MAX_LINKS	16
+/* Patterns of more indexes than this are admitted in batches. */
+#define OVERHEAD_TRY_OVER	64
+/* The ledger's window for the last second: 10 slots of 100 ms. */
+#define OVERHEAD_SLOTS		10
 
 struct overhead_index {
-	struct probe_hits seen;		/* summed over CPUs, at the last check */
+	struct probe_hits seen;		/* summed over CPUs, at the last read */
 	double cost_rate;		/* ns of the target's time per second */
-	bool detached;
+	bool attached;			/* live (kept, or attached at once) */
+	bool detached;			/* by a check, or refused on trial */
+	bool refused;			/* on trial: never attached */
+	__u64 trial_calls;		/* seen.calls when it was kept */
 	__u64 detached_calls;		/* all the calls it counted */
 	double detached_rate;		/* calls per second when detached */
 	unsigned int round;		/* the check that detached it */
+};
+
+/* Probes a tool asked the limit to attach: PROG at LIST's offsets of PATH. */
+struct overhead_request {
+	struct bpf_program *prog;
+	char *path;
+	pid_t pid;
+	struct uprobe_list list;	/* sorted by index when admitted */
+};
+
+/* A link the limit attached, of generation GEN. */
+struct overhead_link {
+	struct uprobes *u;
+	unsigned int gen;
+};
+
+/* What the target paid for the probes (ns of its time). */
+struct overhead_ledger {
+	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
+	struct timespec begun;
+	double total_ns;
+	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */
+	long slot;			/* of the last read, in 100 ms from begun */
+	double second_ns;		/* in the whole second going on */
+	long second;			/* which, from begun */
+	double worst_ns;		/* of the whole seconds past */
 };
 
 struct overhead_limit {
@@ -59,19 +108,28 @@ struct overhead_limit {
 	struct hit_cost cost;
 	size_t nindexes;
 	struct overhead_index *indexes;
-	size_t ndetached;
+	size_t ndetached;		/* detached by a check */
+	size_t nrefused;		/* refused on trial */
 	unsigned int rounds;		/* checks that detached some */
 	/* the BPF side, once loaded */
 	int hits_fd;
-	__u32 *epoch;
+	int paid_fd;
+	__u8 *gen_state;		/* probe_gen_state, by generation */
+	bool gen_used[COOKIE_GENS];
+	unsigned int next_gen;
 	int prog_fds[OVERHEAD_MAX_PROGS];
 	size_t nprogs;
 	int stats_fd;
-	__u64 run_ns, run_cnt;		/* of the programs, at the last check */
+	__u64 run_ns, run_cnt;		/* of the programs, at the last read */
 	double prog_ns;			/* a run, on average */
-	struct uprobes *links[OVERHEAD_MAX_LINKS];
-	size_t nlinks;
-	struct timespec last;
+	/* what the tool asked for, and what is attached (in that order) */
+	struct overhead_request *reqs;
+	size_t nreqs, reqs_cap;
+	bool pending;			/* requests wait for admission */
+	struct overhead_link *links;
+	size_t nlinks, links_cap;
+	struct overhead_ledger ledger;
+	struct timespec last;		/* of the last check */
 	__u64 *sums;			/* a read of probe_hits */
 };
 
@@ -90,18 +148,19 @@ int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
 			    struct bpf_map *probe_hits);
 
 /*
- * Once it is loaded: its probe_hits map, its probe_epoch (in the object's
- * mmapped .bss) and its programs, whose run time is added to each hit's
- * cost.
+ * Once it is loaded: its probe_hits and probe_paid maps, its
+ * probe_gen_state (in the object's mmapped .bss) and its programs, whose
+ * run time is added to each hit's cost.
  */
-int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
-			  struct bpf_program **progs, size_t nprogs);
+int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
+			  __u8 *gen_state, struct bpf_program **progs,
+			  size_t nprogs);
 
 /*
  * skeleton__load() (cli/skeleton.h) of the skeleton OBJ, whose programs
  * include bpf/gotools.bpf.h, watched by --max-overhead when LIMIT is not
  * NULL: OBJ's watch_overhead set and its probe_hits map sized before the
- * load (overhead_limit__prepare()), then its hit counters, probe_epoch and
+ * load (overhead_limit__prepare()), then its hit counters, generations and
  * the programs given after LIMIT, whose run time each hit costs, handed to
  * LIMIT (overhead_limit__start()). The one way a tool loads its programs.
  */
@@ -118,17 +177,45 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, __u32 *epoch,
 	if (!__err && (limit))						\
 		__err = overhead_limit__start(limit,			\
 				bpf_map__fd((obj)->maps.probe_hits),	\
-				&(obj)->bss->probe_epoch, __progs,	\
+				bpf_map__fd((obj)->maps.probe_paid),	\
+				(obj)->bss->probe_gen_state, __progs,	\
 				sizeof(__progs) / sizeof(*__progs));	\
 	__err;								\
 })
 
-/* The probes to detach from when need be (up to OVERHEAD_MAX_LINKS). */
-int overhead_limit__add_links(struct overhead_limit *l, struct uprobes *u);
+/*
+ * Attach PROG at LIST's probes in PATH (PID > 0: that process only), or,
+ * for a pattern of more than OVERHEAD_TRY_OVER indexes on a kernel with
+ * uprobe_multi, keep them for overhead_limit__admit(). The limit owns the
+ * links: overhead_limit__detach() closes them, in the reverse order (a
+ * tool attaches what must see a call end before what sees it begin).
+ * Returns 0 or a negative errno with a reason.
+ */
+int overhead_limit__attach(struct overhead_limit *l, struct bpf_program *prog,
+			   const char *path, pid_t pid,
+			   const struct uprobe_list *list);
 
-/* Both links of call_probes__attach() (probe/call_probes.h). */
-int overhead_limit__add_call_links(struct overhead_limit *l,
-				   const struct call_links *links);
+/* CP's exits to EXIT, then its entries to ENTRY (call_probes__attach()). */
+int overhead_limit__attach_calls(struct overhead_limit *l,
+				 const struct call_probes *cp,
+				 struct bpf_program *entry,
+				 struct bpf_program *exit, const char *path,
+				 pid_t pid);
+
+/* Is there anything for overhead_limit__admit() to try? */
+bool overhead_limit__pending(const struct overhead_limit *l);
+
+/* Says whether to stop trying (the trace is over). */
+typedef bool (*overhead_stop_fn)(void *ctx);
+
+/*
+ * Try the probes kept by overhead_limit__attach() in batches and attach
+ * those the budget can pay for (see above), until all are tried or
+ * STOP(CTX). Returns how many indexes were refused (their round is
+ * l->rounds), or a negative errno with a reason.
+ */
+int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
+			  void *ctx);
 
 /*
  * At most every 100 ms: the rates since the last check, and the most
@@ -154,14 +241,27 @@ char *overhead_index__str(const struct overhead_index *i, char *buf,
 typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
 
 /*
- * After a check detached N indexes, say so on F: "TOOL: over
- * --max-overhead PCT%: N functions detached, the most costly NAME after
- * ... (-v lists them)"; with VERBOSE, a line per index.
+ * After a check detached N indexes, or admission refused N, say so on F:
+ * "TOOL: over --max-overhead PCT%: N functions detached, the most costly
+ * NAME after ... (-v lists them)", or "N of M probed functions not
+ * attached"; with VERBOSE, a line per index.
  */
 void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 			   const char *tool, int n, bool verbose,
 			   overhead_name_fn name_of, void *ctx);
 
+/*
+ * At the end, on F: "TOOL: the probes cost the target A% of a CPU on
+ * average, W% in the costliest second; N functions not attached, D
+ * detached".
+ */
+void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
+				const char *tool);
+
+/* Detach every probe, the last attached first. */
+void overhead_limit__detach(struct overhead_limit *l);
+
+/* Detach and free everything. */
 void overhead_limit__free(struct overhead_limit *l);
 
 #endif

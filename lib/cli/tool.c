@@ -136,7 +136,7 @@ static const struct argp_option common_options[] = {
 	{ "debug-file", TOOL_OPT_DEBUG_FILE, "FILE", 0,
 	  "Read DWARF from FILE, the binary's separate debug file (else the binary's own, or one found by build ID or .gnu_debuglink)", 0 },
 	{ "max-overhead", TOOL_OPT_MAX_OVERHEAD, "PCT", 0,
-	  "Detach the probes of the functions hit most when the probes would cost the target more than PCT% of one CPU; their counts are marked partial", 0 },
+	  "Keep what the probes cost the target near PCT% of one CPU: try the probes of a large pattern in batches and attach only what that pays for, detach those that cost most later (their counts marked partial), say at the end what they cost", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show the full help", 0 },
 };
 
@@ -291,6 +291,45 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
 			      program_invocation_short_name, n, o->verbose,
 			      c->limit.name_of, c->limit.ctx);
 	return 0;
+}
+
+struct admit_ctx {
+	const struct tool_options *o;
+	struct tool_target *t;
+};
+
+static bool admit_stop(void *ctx)
+{
+	struct admit_ctx *a = ctx;
+	struct tool_clock c = { 0 };	/* no interval, no duration */
+	bool gone;
+
+	return tool_clock__over(&c, a->o, a->t, &gone);
+}
+
+int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
+		      struct tool_target *t)
+{
+	struct admit_ctx a = { o, t };
+	int n;
+
+	if (!tl || !overhead_limit__pending(tl->limit))
+		return 0;
+	n = tool_target__release(t, o);
+	if (!n)
+		n = overhead_limit__admit(tl->limit, admit_stop, &a);
+	if (n < 0)
+		return n;
+	overhead_limit__print(tl->limit, stderr, program_invocation_short_name,
+			      n, o->verbose, tl->name_of, tl->ctx);
+	return 0;
+}
+
+void tool_limit__print_cost(const struct tool_limit *tl)
+{
+	if (tl && tl->limit)
+		overhead_limit__print_cost(tl->limit, stderr,
+					   program_invocation_short_name);
 }
 
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,

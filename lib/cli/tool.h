@@ -103,6 +103,20 @@ struct tool_limit {
 	void *ctx;
 };
 
+/*
+ * Before "Tracing": the probes that --max-overhead keeps for admission
+ * tried and attached (overhead_limit__admit()), what was left out said on
+ * stderr. A -c command is let run first (there is nothing to measure
+ * until it runs: its first calls are not counted); the trial stops when
+ * the trace is over. Returns 0 or a negative errno with a reason.
+ */
+int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
+		      struct tool_target *t);
+
+/* At the end, what the probes cost the target, on stderr
+ * (overhead_limit__print_cost()); nothing without a limit. */
+void tool_limit__print_cost(const struct tool_limit *tl);
+
 /* When to print: every interval, and at the end of the duration. */
 struct tool_clock {
 	struct timespec next_tick;	/* zero: no interval */

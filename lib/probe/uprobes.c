@@ -238,8 +238,15 @@ void uprobes__detach(struct uprobes *u)
 	free(u);
 }
 
-int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx)
+const struct uprobe_list *uprobes__list(const struct uprobes *u)
 {
+	return &u->list;
+}
+
+int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
+			   unsigned int gen)
+{
+	uint64_t cookie;
 	size_t i;
 	int err = 0, fd;
 
@@ -249,10 +256,12 @@ int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx)
 		return gt_error(-ENOMEM, "out of memory");
 	for (i = 0; i < u->list.n && !err; i++) {
 		u->keep[i] = keep(ctx, u->list.cookies[i]);
+		cookie = u->list.cookies[i];
+		if (u->multi_fd >= 0)
+			cookie = COOKIE_WITH_GEN(cookie, gen);
 		if (u->keep[i])
 			err = uprobe_list__add(&u->kept, u->list.offsets[i],
-					       u->list.cookies[i] ^
-					       (u->multi_fd >= 0 ? COOKIE_EPOCH : 0));
+					       cookie);
 	}
 	if (!err && u->multi_fd >= 0 && u->kept.n) {
 		fd = link_create_uprobe_multi(u->prog_fd, u->path,

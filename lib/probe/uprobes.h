@@ -50,21 +50,26 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);
 
+/* The probes attached by U. */
+const struct uprobe_list *uprobes__list(const struct uprobes *u);
+
 /*
  * Detach some of U's probes while the others stay attached, without a
  * moment when one of those is missing (lib/cli/overhead_limit.h). KEEP(CTX,
  * COOKIE) says which stay. In two steps:
  *   uprobes__replace_begin() attaches the kept probes anew, in a new
- *     uprobe_multi link whose cookies have COOKIE_EPOCH flipped: until the
- *     caller flips the BPF programs' probe_epoch, they ignore its hits, and
- *     after, those of the old link. Without uprobe_multi each probe is a
- *     link of its own, and nothing changes yet (no epoch to flip);
+ *     uprobe_multi link whose cookies have the generation GEN
+ *     (COOKIE_GEN, bpf/cookie.h): the caller sets which link's hits the
+ *     BPF programs count by the states of the two generations. Without
+ *     uprobe_multi each probe is a link of its own, and nothing changes
+ *     yet (nor do the cookies);
  *   uprobes__replace_end() detaches the old link (or the probes not kept).
  * uprobes__replace_abort() undoes a begin: the old probes stay. Returns 0
  * or a negative errno with a reason.
  */
 typedef bool (*uprobes_keep_fn)(void *ctx, uint64_t cookie);
-int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx);
+int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
+			   unsigned int gen);
 void uprobes__replace_end(struct uprobes *u);
 void uprobes__replace_abort(struct uprobes *u);
 

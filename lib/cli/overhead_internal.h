@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What overhead_limit.c (the ledger, the check, the links) shares with
+ * overhead_admit.c (admission): not for the tools.
+ */
+#ifndef GOTOOLS_OVERHEAD_INTERNAL_H
+#define GOTOOLS_OVERHEAD_INTERNAL_H
+
+#include "cli/overhead_limit.h"
+
+/* PCT% of one CPU, in ns per second. */
+static inline double overhead__budget(const struct overhead_limit *l)
+{
+	return l->pct / 100 * 1e9;
+}
+
+static inline double overhead__ns(const struct timespec *t)
+{
+	return t->tv_sec * 1e9 + t->tv_nsec;
+}
+
+/* What hits of each kind cost the target, in ns. */
+double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
+			 __u64 stepped);
+
+/* Read the programs' run time, and so what a run costs. */
+int overhead__read_run_stats(struct overhead_limit *l);
+
+/* Read probe_paid into the ledger. */
+int overhead__ledger_update(struct overhead_limit *l);
+
+/* What the target paid in the last second, in ns, as the ledger has it. */
+double overhead__last_second(const struct overhead_limit *l);
+
+/* Read probe_hits into l->sums; index I's sum from there. */
+int overhead__read_sums(struct overhead_limit *l);
+struct probe_hits overhead__sum(const struct overhead_limit *l, size_t i);
+
+/* Read probe_hits into each index's seen (the check's baseline); the increase into DELTA (NULL:
+ * not wanted). */
+int overhead__read_hits(struct overhead_limit *l, struct probe_hits *delta);
+
+/* A free generation, in STATE; -ENOSPC with a reason when none is. */
+int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state);
+void overhead__gen_free(struct overhead_limit *l, unsigned int gen);
+
+/* U of generation GEN is the limit's, to detach at the end. */
+int overhead__add_link(struct overhead_limit *l, struct uprobes *u,
+		       unsigned int gen);
+
+/*
+ * Detach the most costly live indexes until the others cost at most
+ * TARGET ns per second out of TOTAL, replacing the links that hold them.
+ * Returns how many, or a negative errno with a reason.
+ */
+int overhead__evict(struct overhead_limit *l, double total, double target);
+
+#endif
