@@ -285,11 +285,16 @@ static void trial__end(struct overhead_limit *l, struct trial *t,
 	t->gen = 0;
 }
 
-static const double *sort_rates;
+/* An index of a batch and its rate, to sort by the rate. */
+struct rated {
+	double rate;
+	__u32 i;
+};
 
-static int cmp_rate(const void *a, const void *b)
+static int cmp_rated(const void *a, const void *b)
 {
-	double x = sort_rates[*(const __u32 *)a], y = sort_rates[*(const __u32 *)b];
+	double x = ((const struct rated *)a)->rate;
+	double y = ((const struct rated *)b)->rate;
 
 	return x < y ? -1 : x > y;
 }
@@ -306,7 +311,7 @@ static int batch__choose(struct overhead_limit *l, const struct batch *b,
 	double budget = overhead__budget(l), kept = 0, share, scale;
 	size_t n = b->hi - b->lo, i;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	__u32 *order;
+	struct rated *order;
 	int nkept = 0;
 
 	order = malloc(n * sizeof(*order));
@@ -322,15 +327,14 @@ static int batch__choose(struct overhead_limit *l, const struct batch *b,
 	}
 	for (i = 0; i < n; i++) {
 		t->rate[i] *= scale;
-		order[i] = i;
+		order[i] = (struct rated){ t->rate[i], i };
 	}
-	sort_rates = t->rate;
-	qsort(order, n, sizeof(*order), cmp_rate);
+	qsort(order, n, sizeof(*order), cmp_rated);
 	for (i = 0; i < n; i++) {
-		double r = t->rate[order[i]];
+		double r = order[i].rate;
 
-		t->keep[order[i]] = r <= budget / 8 && kept + r <= budget / 2;
-		if (t->keep[order[i]]) {
+		t->keep[order[i].i] = r <= budget / 8 && kept + r <= budget / 2;
+		if (t->keep[order[i].i]) {
 			kept += r;
 			nkept++;
 		}

@@ -355,10 +355,13 @@ static int replace_link(struct overhead_limit *l, struct overhead_link *k)
 				 __ATOMIC_SEQ_CST);
 		__atomic_store_n(&l->gen_state[k->gen], PROBE_GEN_DEAD,
 				 __ATOMIC_SEQ_CST);
+	}
+	uprobes__replace_end(k->u);
+	/* the old generation is free once its link is closed */
+	if (gen) {
 		overhead__gen_free(l, k->gen);
 		k->gen = gen;
 	}
-	uprobes__replace_end(k->u);
 	return 0;
 }
 
