@@ -69,14 +69,15 @@ static __always_inline bool overhead__hit(__u64 cookie, bool call)
 
 	if (!watch_overhead)
 		return true;
+	/* a dead link's trap costs as much: in the ledger until it is closed */
+	slot = PROBE_PAID_ALL;
+	h = bpf_map_lookup_elem(&probe_paid, &slot);
+	if (h)
+		probe_hits__add(h, cookie, call);
 	state = probe_gen_state[gen & (COOKIE_GENS - 1)];
 	if (state == PROBE_GEN_DEAD)
 		return false;
 	h = bpf_map_lookup_elem(&probe_hits, &idx);
-	if (h)
-		probe_hits__add(h, cookie, call);
-	slot = PROBE_PAID_ALL;
-	h = bpf_map_lookup_elem(&probe_paid, &slot);
 	if (h)
 		probe_hits__add(h, cookie, call);
 	if (state == PROBE_GEN_LIVE)

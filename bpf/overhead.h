@@ -19,10 +19,11 @@
 enum probe_gen_state {
 	PROBE_GEN_LIVE = 0,	/* counted and accounted: generation 0 too */
 	PROBE_GEN_TRIAL = 1,	/* accounted only: the probes are on trial */
-	PROBE_GEN_DEAD = 2,	/* ignored: the link is being replaced */
+	PROBE_GEN_DEAD = 2,	/* only paid for: the link is being closed */
 };
 
-/* The slots of probe_paid: the hits of all probes, and those on trial. */
+/* The slots of probe_paid: the hits of all probes (dead ones too: a trap
+ * costs as much), and those on trial. */
 enum probe_paid_slot {
 	PROBE_PAID_ALL = 0,
 	PROBE_PAID_TRIAL = 1,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "core/error.h"
 #include "cli/overhead_internal.h"
+#include "core/mem.h"
 #include "cli/percpu_map.h"
 
 #define TRIAL_NS	10000000.0	/* a batch's trial, at most */
@@ -66,60 +67,144 @@ static int request__sort(struct overhead_request *r)
 	return 0;
 }
 
-/* Where in each request the batch starts: the first probe of index LO. */
-struct batch {
-	__u32 lo, hi;			/* indexes [lo, hi) */
-	size_t *from, *to;		/* per request, its probes' run */
+/* Indexes [lo, hi) and their probes, [from[k], to[k]) of request k. */
+struct run {
+	__u32 lo, hi;
+	size_t *from, *to;
 	size_t nprobes;
 };
 
-/* The batch from index B->lo on, of about SIZE probes (at least one
- * index: an index of more probes is a batch of its own). */
-static void batch__grow(struct overhead_limit *l, struct batch *b,
-			size_t size)
+/*
+ * A batch is tried in groups of about GROUP probes (more for large
+ * patterns: the limit keeps about GROUP_LINKS links at most, of the
+ * COOKIE_GENS generations; the others are for trials and replacements),
+ * each in links of its own, one per request, of a generation each: a
+ * group kept whole is made live as it is, without attaching its probes
+ * again; a trial that has cost its cap stops attaching groups; and when
+ * the check detaches an index later, the link it replaces is small.
+ */
+#define GROUP			32
+#define GROUP_LINKS		1024
+
+struct group {
+	struct run run;
+	int *gens;			/* per request; 0: no link */
+	struct uprobes **links;
+	size_t nkept;
+};
+
+struct batch {
+	__u32 lo, hi;
+	size_t nprobes;
+	struct group *groups;
+	size_t ngroups, cap;
+};
+
+/* R from index R->lo, from[] on: about SIZE probes (at least one index:
+ * an index of more probes is a run of its own). */
+static void run__grow(const struct overhead_limit *l, struct run *r,
+		      size_t size)
 {
 	size_t k, n;
 
-	b->nprobes = 0;
+	r->nprobes = 0;
 	for (k = 0; k < l->nreqs; k++)
-		b->to[k] = b->from[k];
-	for (b->hi = b->lo; b->hi < l->nindexes; b->hi++) {
+		r->to[k] = r->from[k];
+	for (r->hi = r->lo; r->hi < l->nindexes; r->hi++) {
 		for (k = 0, n = 0; k < l->nreqs; k++) {
 			const struct uprobe_list *list = &l->reqs[k].list;
-			size_t j = b->to[k];
+			size_t j = r->to[k];
 
 			while (j < list->n &&
-			       COOKIE_INDEX(list->cookies[j]) == b->hi)
+			       COOKIE_INDEX(list->cookies[j]) == r->hi)
 				j++;
-			n += j - b->to[k];
+			n += j - r->to[k];
 		}
-		if (b->hi > b->lo && b->nprobes + n > size)
+		if (r->hi > r->lo && r->nprobes + n > size)
 			break;
 		for (k = 0; k < l->nreqs; k++) {
 			const struct uprobe_list *list = &l->reqs[k].list;
 
-			while (b->to[k] < list->n &&
-			       COOKIE_INDEX(list->cookies[b->to[k]]) == b->hi)
-				b->to[k]++;
+			while (r->to[k] < list->n &&
+			       COOKIE_INDEX(list->cookies[r->to[k]]) == r->hi)
+				r->to[k]++;
 		}
-		b->nprobes += n;
+		r->nprobes += n;
 	}
 }
 
-/* The probes of request K in B whose index KEEP holds (NULL: all), with
- * generation GEN, into OUT. */
-static int batch__list(const struct overhead_limit *l, const struct batch *b,
-		       size_t k, const bool *keep, unsigned int gen,
-		       struct uprobe_list *out)
+static void group__free(struct group *g)
+{
+	free(g->run.from);
+	free(g->run.to);
+	free(g->gens);
+	free(g->links);
+}
+
+static int group__alloc(const struct overhead_limit *l, struct group *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->run.from = calloc(l->nreqs, sizeof(*g->run.from));
+	g->run.to = calloc(l->nreqs, sizeof(*g->run.to));
+	g->gens = calloc(l->nreqs, sizeof(*g->gens));
+	g->links = calloc(l->nreqs, sizeof(*g->links));
+	if (g->run.from && g->run.to && g->gens && g->links)
+		return 0;
+	group__free(g);
+	return gt_error(-ENOMEM, "out of memory");
+}
+
+/* The batch from B->lo on, FROM[k] on in request k: about SIZE probes, in
+ * groups of about GROUP_SIZE. */
+static int batch__grow(struct overhead_limit *l, struct batch *b,
+		       const size_t *from, size_t size, size_t group_size)
+{
+	struct group *g;
+	size_t k, cap;
+	int err;
+
+	b->nprobes = 0;
+	b->ngroups = 0;
+	for (b->hi = b->lo; b->hi < l->nindexes && b->nprobes < size; ) {
+		cap = b->cap;
+		err = gt_ensure_mem((void **)&b->groups, &b->cap,
+				    sizeof(*b->groups), b->ngroups + 1);
+		if (err)
+			return err;
+		memset(b->groups + cap, 0, (b->cap - cap) * sizeof(*b->groups));
+		g = &b->groups[b->ngroups];
+		if (!g->gens) {
+			err = group__alloc(l, g);
+			if (err)
+				return err;
+		}
+		g->run.lo = b->hi;
+		for (k = 0; k < l->nreqs; k++)
+			g->run.from[k] = b->ngroups ?
+				b->groups[b->ngroups - 1].run.to[k] : from[k];
+		run__grow(l, &g->run, group_size);
+		g->nkept = 0;
+		b->ngroups++;
+		b->hi = g->run.hi;
+		b->nprobes += g->run.nprobes;
+	}
+	return 0;
+}
+
+/* The probes of request K in R whose index KEEP holds (NULL: all, else
+ * KEEP[i - LO]), with generation GEN, into OUT. */
+static int run__list(const struct overhead_limit *l, const struct run *r,
+		     size_t k, const bool *keep, __u32 lo, unsigned int gen,
+		     struct uprobe_list *out)
 {
 	const struct uprobe_list *list = &l->reqs[k].list;
 	size_t j;
 	int err = 0;
 
-	for (j = b->from[k]; j < b->to[k] && !err; j++) {
+	for (j = r->from[k]; j < r->to[k] && !err; j++) {
 		__u32 i = COOKIE_INDEX(list->cookies[j]);
 
-		if (!keep || keep[i - b->lo])
+		if (!keep || keep[i - lo])
 			err = uprobe_list__add(out, list->offsets[j],
 					       COOKIE_WITH_GEN(list->cookies[j],
 							       gen));
@@ -127,36 +212,99 @@ static int batch__list(const struct overhead_limit *l, const struct batch *b,
 	return err;
 }
 
-/* Attach the probes of B that KEEP holds (NULL: all) in links of GEN, one
- * per request in the order of the requests, into LINKS. */
-static int batch__attach(struct overhead_limit *l, const struct batch *b,
-			 const bool *keep, unsigned int gen,
-			 struct uprobes **links)
+/* Close the links of the groups GS[0..N) at once (uprobes__detach_many()),
+ * their generations made dead first, and free those. */
+static void groups__close(struct overhead_limit *l, struct group **gs,
+			  size_t n)
+{
+	struct uprobes **us;
+	size_t i, k, m = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = l->nreqs; k-- > 0; )
+			if (gs[i]->gens[k])
+				__atomic_store_n(&l->gen_state[gs[i]->gens[k]],
+						 PROBE_GEN_DEAD,
+						 __ATOMIC_SEQ_CST);
+	us = malloc((n ? n : 1) * l->nreqs * sizeof(*us));
+	for (i = 0; i < n; i++) {
+		for (k = l->nreqs; k-- > 0; ) {
+			if (us)
+				us[m++] = gs[i]->links[k];
+			else
+				uprobes__detach(gs[i]->links[k]);
+			gs[i]->links[k] = NULL;
+		}
+	}
+	if (us)
+		uprobes__detach_many(us, m);
+	free(us);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < l->nreqs; k++) {
+			overhead__gen_free(l, gs[i]->gens[k]);
+			gs[i]->gens[k] = 0;
+		}
+	}
+}
+
+static void group__close(struct overhead_limit *l, struct group *g)
+{
+	groups__close(l, &g, 1);
+}
+
+/* Attach G's probes that KEEP holds (NULL: all), in links of generations
+ * of their own in STATE. On failure nothing of G stays attached. */
+static int group__attach(struct overhead_limit *l, struct group *g,
+			 const bool *keep, __u32 lo,
+			 enum probe_gen_state state)
 {
 	struct uprobe_list list = { 0 };
 	size_t k;
-	int err = 0;
+	int gen, err = 0;
 
 	for (k = 0; k < l->nreqs && !err; k++) {
 		const struct overhead_request *r = &l->reqs[k];
 
+		gen = overhead__gen_alloc(l, state);
+		if (gen < 0) {
+			err = gen;
+			break;
+		}
+		g->gens[k] = gen;
 		list.n = 0;
-		err = batch__list(l, b, k, keep, gen, &list);
+		err = run__list(l, &g->run, k, keep, lo, gen, &list);
 		if (!err && list.n)
 			err = uprobes__attach(r->prog, r->path, r->pid, &list,
-					      &links[k]);
+					      &g->links[k]);
 	}
 	uprobe_list__free(&list);
+	if (err)
+		group__close(l, g);
 	return err;
 }
 
-/* Detach LINKS, the last first. */
-static void links__detach(struct uprobes **links, size_t n)
+/* G's links are the limit's from now on, live: exits (the first
+ * requests) first, so that every call seen to begin is seen to end. */
+static int group__keep(struct overhead_limit *l, struct group *g)
 {
-	while (n--) {
-		uprobes__detach(links[n]);
-		links[n] = NULL;
+	size_t k;
+	int err = 0;
+
+	for (k = 0; k < l->nreqs; k++)
+		if (g->gens[k])
+			__atomic_store_n(&l->gen_state[g->gens[k]],
+					 PROBE_GEN_LIVE, __ATOMIC_SEQ_CST);
+	for (k = 0; k < l->nreqs && !err; k++) {
+		if (g->links[k])
+			err = overhead__add_link(l, g->links[k], g->gens[k]);
+		else
+			overhead__gen_free(l, g->gens[k]);
+		if (!err) {
+			g->links[k] = NULL;
+			g->gens[k] = 0;
+		}
 	}
+	return err;
 }
 
 /* What the probes on trial cost so far, in ns. */
@@ -212,7 +360,6 @@ static int wait_for_room(struct overhead_limit *l, double *cap,
 }
 
 struct trial {
-	int gen;			/* of its links, on trial */
 	double exposure_ns;		/* how long the probes were on trial */
 	double paid_ns;			/* what they cost */
 	double *rate;			/* per index of the batch, ns per s */
@@ -221,13 +368,43 @@ struct trial {
 	struct probe_hits *before;	/* hits before, then after, the trial */
 };
 
-/* Try B's probes, attached on trial in LINKS; their rates into T. The
- * check's baseline (each index's seen) is left as it is. */
-static int batch__try(struct overhead_limit *l, const struct batch *b,
-		      double cap, struct uprobes **links, struct trial *t)
+/* Close the links of B's groups still open. */
+static void batch__close(struct overhead_limit *l, struct batch *b)
+{
+	struct group **gs = malloc((b->ngroups ? b->ngroups : 1) * sizeof(*gs));
+	size_t i;
+
+	for (i = 0; i < b->ngroups; i++) {
+		if (gs)
+			gs[i] = &b->groups[i];
+		else
+			group__close(l, &b->groups[i]);
+	}
+	if (gs)
+		groups__close(l, gs, b->ngroups);
+	free(gs);
+}
+
+/* B up to its group N. */
+static void batch__cut(struct batch *b, size_t n)
+{
+	size_t j;
+
+	b->ngroups = n;
+	b->hi = b->groups[n - 1].run.hi;
+	for (b->nprobes = 0, j = 0; j < n; j++)
+		b->nprobes += b->groups[j].run.nprobes;
+}
+
+/* Try B's probes, attached on trial group by group (no more groups once
+ * they have cost CAP: B ends there); their rates into T. The check's
+ * baseline (each index's seen) is left as it is. */
+static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
+		      struct trial *t)
 {
 	struct probe_hits from, before, after;
 	double t0, t1, t2, secs;
+	size_t j;
 	int err;
 	__u32 i;
 
@@ -240,11 +417,16 @@ static int batch__try(struct overhead_limit *l, const struct batch *b,
 		return err;
 	for (i = b->lo; i < b->hi; i++)
 		t->before[i - b->lo] = overhead__sum(l, i);
-	t->gen = overhead__gen_alloc(l, PROBE_GEN_TRIAL);
-	if (t->gen < 0)
-		return t->gen;
 	t0 = now_ns();
-	err = batch__attach(l, b, NULL, t->gen, links);
+	for (j = 0; j < b->ngroups && !err; j++) {
+		err = group__attach(l, &b->groups[j], NULL, 0,
+				    PROBE_GEN_TRIAL);
+		if (!err && j + 1 < b->ngroups)
+			err = trial_paid(l, &from, &t->paid_ns);
+		/* what has cost the cap is the batch: the rest is for the next */
+		if (!err && t->paid_ns >= cap && j + 1 < b->ngroups)
+			batch__cut(b, j + 1);
+	}
 	t1 = t2 = now_ns();
 	while (!err) {
 		err = trial_paid(l, &from, &t->paid_ns);
@@ -272,19 +454,6 @@ static int batch__try(struct overhead_limit *l, const struct batch *b,
 	return err;
 }
 
-/* Detach the links of a trial (of T's generation). */
-static void trial__end(struct overhead_limit *l, struct trial *t,
-		       struct uprobes **links)
-{
-	if (t->gen <= 0)
-		return;
-	__atomic_store_n(&l->gen_state[t->gen], PROBE_GEN_DEAD,
-			 __ATOMIC_SEQ_CST);
-	links__detach(links, l->nreqs);
-	overhead__gen_free(l, t->gen);
-	t->gen = 0;
-}
-
 /* An index of a batch and its rate, to sort by the rate. */
 struct rated {
 	double rate;
@@ -305,7 +474,7 @@ static int cmp_rated(const void *a, const void *b)
  * calls: rates are scaled up by the share of the CPUs the probes took.
  * Returns how many are kept, or -ENOMEM.
  */
-static int batch__choose(struct overhead_limit *l, const struct batch *b,
+static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
 {
 	double budget = overhead__budget(l), kept = 0, share, scale;
@@ -340,56 +509,55 @@ static int batch__choose(struct overhead_limit *l, const struct batch *b,
 		}
 	}
 	free(order);
+	for (i = 0; i < b->ngroups; i++) {
+		struct group *g = &b->groups[i];
+		__u32 j;
+
+		for (j = g->run.lo; j < g->run.hi; j++) {
+			g->nkept += t->keep[j - b->lo];
+		}
+	}
 	return nkept;
 }
 
-/* The limit's from now on: LINKS, of generation GEN. */
-static int links__keep(struct overhead_limit *l, struct uprobes **links,
-		       unsigned int gen)
-{
-	size_t k;
-	int err = 0;
-
-	for (k = 0; k < l->nreqs && !err; k++) {
-		if (links[k])
-			err = overhead__add_link(l, links[k], gen);
-		if (!err)
-			links[k] = NULL;
-	}
-	return err;
-}
-
 /*
- * Attach what T keeps of B for good, and mark the others refused: when T
- * keeps all, its links are made live; else the kept probes are attached
- * anew, live, before the links on trial go.
+ * Attach what T keeps of B for good, and mark the others refused: groups
+ * kept whole are made live as they are; the others are closed, all at
+ * once, and what they keep is attached anew, live (a call on trial is not
+ * counted: none is lost in between).
  */
-static int batch__admit(struct overhead_limit *l, const struct batch *b,
-			struct trial *t, int nkept, struct uprobes **links)
+static int batch__admit(struct overhead_limit *l, struct batch *b,
+			struct trial *t)
 {
-	struct uprobes **kept_links = links + l->nreqs;
+	struct group **order;
 	struct overhead_index *x;
-	int gen = 0, err = 0;
+	size_t j, n = 0;
+	int err = 0;
 	__u32 i;
 
-	if (nkept == (int)(b->hi - b->lo)) {
-		__atomic_store_n(&l->gen_state[t->gen], PROBE_GEN_LIVE,
-				 __ATOMIC_SEQ_CST);
-		err = links__keep(l, links, t->gen);
-		t->gen = 0;
-	} else if (nkept) {
-		gen = overhead__gen_alloc(l, PROBE_GEN_LIVE);
-		if (gen < 0)
-			return gen;
-		err = batch__attach(l, b, t->keep, gen, kept_links);
-		if (!err)
-			err = links__keep(l, kept_links, gen);
-		if (err) {
-			links__detach(kept_links, l->nreqs);
-			overhead__gen_free(l, gen);
-		}
+	order = malloc(b->ngroups * sizeof(*order));
+	if (!order)
+		return gt_error(-ENOMEM, "out of memory");
+	for (j = 0; j < b->ngroups && !err; j++) {
+		struct group *g = &b->groups[j];
+
+		if (g->nkept == g->run.hi - g->run.lo)
+			err = group__keep(l, g);
+		else
+			order[n++] = g;
 	}
-	trial__end(l, t, links);
+	groups__close(l, order, n);
+	for (j = 0; j < n && !err; j++) {
+		if (!order[j]->nkept)
+			continue;
+		err = group__attach(l, order[j], t->keep + (order[j]->run.lo -
+							     b->lo),
+				    order[j]->run.lo, PROBE_GEN_LIVE);
+		if (!err)
+			err = group__keep(l, order[j]);
+	}
+	free(order);
+	batch__close(l, b);
 	if (err)
 		return err;
 	for (i = b->lo; i < b->hi; i++) {
@@ -410,16 +578,30 @@ static int batch__admit(struct overhead_limit *l, const struct batch *b,
 	return 0;
 }
 
+/* Groups of about how many probes: GROUP, or more for a large pattern
+ * (at most about GROUP_LINKS links in all, a generation each). */
+static size_t group_size(const struct overhead_limit *l)
+{
+	size_t k, n = 0, groups = GROUP_LINKS / (l->nreqs ? l->nreqs : 1);
+
+	for (k = 0; k < l->nreqs; k++)
+		n += l->reqs[k].list.n;
+	if (!groups)
+		groups = 1;
+	n = (n + groups - 1) / groups;
+	return n > GROUP ? n : GROUP;
+}
+
 int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			  void *ctx)
 {
 	double budget = overhead__budget(l), cap = budget / 4;
 	double full = budget / 4;	/* a trial's cap when there is room */
-	struct uprobes **links = NULL;	/* on trial, and kept */
 	struct trial t = { 0 };
 	struct batch b = { 0 };
-	size_t i, k, size = BATCH_FIRST, nrefused = l->nrefused;
-	int err = 0, nkept;
+	size_t i, k, size = BATCH_FIRST, nrefused = l->nrefused, gsize;
+	size_t *from = NULL;		/* where the next batch begins */
+	int err = 0;
 
 	if (!l->pending)
 		return 0;
@@ -428,36 +610,34 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		err = request__sort(&l->reqs[k]);
 	if (err)
 		return err;
-	links = calloc(2 * l->nreqs, sizeof(*links));
-	b.from = calloc(l->nreqs, sizeof(*b.from));
-	b.to = calloc(l->nreqs, sizeof(*b.to));
+	gsize = group_size(l);
+	from = calloc(l->nreqs, sizeof(*from));
 	t.rate = calloc(l->nindexes, sizeof(*t.rate));
 	t.calls = calloc(l->nindexes, sizeof(*t.calls));
 	t.keep = calloc(l->nindexes, sizeof(*t.keep));
 	t.before = calloc(l->nindexes, sizeof(*t.before));
-	if (!links || !b.from || !b.to || !t.rate || !t.calls || !t.keep ||
-	    !t.before)
+	if (!from || !t.rate || !t.calls || !t.keep || !t.before)
 		err = gt_error(-ENOMEM, "out of memory");
 	for (b.lo = 0; b.lo < l->nindexes && !err && !stop(ctx); b.lo = b.hi) {
-		batch__grow(l, &b, size);
-		if (!b.nprobes)
-			continue;
+		err = batch__grow(l, &b, from, size > gsize ? size : gsize,
+				  gsize);
+		if (err || !b.nprobes)
+			break;
 		err = wait_for_room(l, &cap, stop, ctx);
 		if (!err)
-			err = batch__try(l, &b, cap, links, &t);
-		nkept = err ? err : batch__choose(l, &b, &t);
-		if (nkept >= 0)
-			err = batch__admit(l, &b, &t, nkept, links);
-		else
-			err = nkept;
-		trial__end(l, &t, links);
+			err = batch__try(l, &b, cap, &t);
+		if (!err)
+			err = batch__choose(l, &b, &t);
+		if (err >= 0)
+			err = batch__admit(l, &b, &t);
+		batch__close(l, &b);
 		/* aim at trials of half the full cap, growing at most twice */
 		if (t.paid_ns >= full)
 			size = size / 4 > BATCH_MIN ? size / 4 : BATCH_MIN;
 		else if (t.paid_ns < full / 4)
 			size = size * 2 < BATCH_MAX ? size * 2 : BATCH_MAX;
 		for (k = 0; k < l->nreqs; k++)
-			b.from[k] = b.to[k];
+			from[k] = b.groups[b.ngroups - 1].run.to[k];
 	}
 	/* the refused are said as a round of their own */
 	if (l->nrefused > nrefused) {
@@ -466,9 +646,10 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			if (l->indexes[i].refused && !l->indexes[i].round)
 				l->indexes[i].round = l->rounds;
 	}
-	free(links);
-	free(b.from);
-	free(b.to);
+	for (i = 0; i < b.cap; i++)
+		group__free(&b.groups[i]);
+	free(b.groups);
+	free(from);
 	free(t.rate);
 	free(t.calls);
 	free(t.keep);

@@ -334,47 +334,80 @@ static bool holds_detached(const struct overhead_limit *l,
 	return false;
 }
 
-/* Replace link K by one without the detached indexes' probes. */
-static int replace_link(struct overhead_limit *l, struct overhead_link *k)
+/* Begin to replace link K by one without the detached indexes' probes,
+ * in a generation of its own (*GEN) that counts from now on. */
+static int replace_begin(struct overhead_limit *l, struct overhead_link *k,
+			 int *gen)
 {
-	int gen = 0, err;
+	int err;
 
+	*gen = 0;
 	if (uprobes__multi_supported()) {
-		gen = overhead__gen_alloc(l, PROBE_GEN_DEAD);
-		if (gen < 0)
-			return gen;
+		*gen = overhead__gen_alloc(l, PROBE_GEN_DEAD);
+		if (*gen < 0)
+			return *gen;
 	}
-	err = uprobes__replace_begin(k->u, keep_probe, l, gen);
+	err = uprobes__replace_begin(k->u, keep_probe, l, *gen);
 	if (err) {
-		overhead__gen_free(l, gen);
+		overhead__gen_free(l, *gen);
 		return err;
 	}
 	/* from now on the new link counts, the old one not */
-	if (gen) {
-		__atomic_store_n(&l->gen_state[gen], PROBE_GEN_LIVE,
+	if (*gen) {
+		__atomic_store_n(&l->gen_state[*gen], PROBE_GEN_LIVE,
 				 __ATOMIC_SEQ_CST);
 		__atomic_store_n(&l->gen_state[k->gen], PROBE_GEN_DEAD,
 				 __ATOMIC_SEQ_CST);
 	}
-	uprobes__replace_end(k->u);
-	/* the old generation is free once its link is closed */
-	if (gen) {
-		overhead__gen_free(l, k->gen);
-		k->gen = gen;
-	}
 	return 0;
 }
 
-/* Replace the links that hold a detached index, the last attached first
- * (entries before exits: every call seen to begin is seen to end). */
+/* Close the old links of the N replaced (uprobes__replace_end_many()),
+ * links WHICH[j] now of generations GENS[j]. */
+static void replace_end(struct overhead_limit *l, const size_t *which,
+			const int *gens, size_t n)
+{
+	struct uprobes *old[UPROBES_AT_ONCE];
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		old[j] = l->links[which[j]].u;
+	uprobes__replace_end_many(old, n);
+	for (j = 0; j < n; j++) {
+		struct overhead_link *k = &l->links[which[j]];
+
+		if (gens[j]) {
+			overhead__gen_free(l, k->gen);
+			k->gen = gens[j];
+		}
+	}
+}
+
+/*
+ * Replace the links that hold a detached index: each switched in turn,
+ * the last attached first (entries before exits: every call seen to begin
+ * is seen to end), and the old links closed UPROBES_AT_ONCE at a time
+ * (their closes wait for grace periods: in turn, the detached probes of
+ * the last would trap through all of them). The old generations are free
+ * once their links are closed.
+ */
 static int replace_links(struct overhead_limit *l)
 {
-	size_t i;
-	int err = 0;
+	size_t i, n = 0, which[UPROBES_AT_ONCE];
+	int gens[UPROBES_AT_ONCE], err = 0;
 
-	for (i = l->nlinks; i-- > 0 && !err; )
-		if (holds_detached(l, l->links[i].u))
-			err = replace_link(l, &l->links[i]);
+	for (i = l->nlinks; i-- > 0 && !err; ) {
+		if (!holds_detached(l, l->links[i].u))
+			continue;
+		err = replace_begin(l, &l->links[i], &gens[n]);
+		if (!err)
+			which[n++] = i;
+		if (n == UPROBES_AT_ONCE) {
+			replace_end(l, which, gens, n);
+			n = 0;
+		}
+	}
+	replace_end(l, which, gens, n);
 	return err;
 }
 

@@ -8,20 +8,23 @@
  * machines where it single-steps it (probe/hit_cost.h, measured at start),
  * plus the BPF program's own run time (the kernel's BPF statistics, on
  * while the option is). The BPF programs account every hit by cookie index
- * (a counter, a function, a row) and kind of site, and in all
- * (bpf/overhead.h); a ledger turns those into what the target paid, per
- * 100 ms and per second.
+ * (a counter, a function, a row) and kind of site, and in all, those of
+ * links being closed too (bpf/overhead.h); a ledger turns those into what
+ * the target paid, per 100 ms and per second.
  *
  * Admission (overhead_limit__admit(), for patterns of more than
  * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): the probes are not
- * attached at once but tried in batches, cheap to begin with. A batch is
- * attached on trial (its hits accounted, not counted) for 20 ms, or until
- * it has cost a quarter of the budget of a second; each index's rate of
- * cost on trial decides: the cheapest are kept as long as all kept cost at
- * most half the budget (and each at most an eighth), the others are not
- * attached. A new trial waits until the last second's cost leaves room for
- * it; when the kept ones turn out to cost more than their trial said, the
- * check below detaches the most costly.
+ * attached at once but tried in batches, in groups of a few dozen probes
+ * with links of their own. A batch is attached on trial (its hits
+ * accounted, not counted) for 10 ms, or until it has cost half of what the
+ * last second left of the budget (at most a quarter of it): then no more
+ * of its groups are attached. Each index's rate of cost on trial decides:
+ * the cheapest are kept as long as all kept cost at most half the budget
+ * (and each at most an eighth), the others are not attached. A group kept
+ * whole goes live as it is; the others are closed at once and what they
+ * keep is attached anew. A new trial waits until the last second's cost
+ * leaves room for it; when the kept ones turn out to cost more than their
+ * trial said, the check below detaches the most costly.
  *
  * The check (overhead_limit__check(), ten times a second): the rate of
  * each index over the last 100 ms times what its hits cost; when the sum
@@ -32,12 +35,15 @@
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
- * generation (COOKIE_GEN, bpf/cookie.h), it is made live and the old one
- * dead, the old link is closed; only links that hold a detached index are
- * replaced. A hit is counted by one link or the other, never by both:
- * except that a call hitting a kept probe at the very moment of the
- * switch can be counted twice or not at all; an index is then off by one
- * at most per replacement.
+ * generation (COOKIE_GEN, bpf/cookie.h; every link has one of its own),
+ * it is made live and the old one dead; only links that hold a detached
+ * index are replaced, each switched in turn, and the old links are closed
+ * at once (a close waits for a grace period: one after the other, the
+ * last link's detached probes would trap through all the others' waits).
+ * A hit is counted by one link or the other, never by both: except that a
+ * call hitting a kept probe at the very moment of the switch can be
+ * counted twice or not at all; an index is then off by one at most per
+ * replacement.
  *
  * A detached index keeps what it counted; tools mark it as partial:
  * "detached after N calls at R calls/s"; one never attached, "not

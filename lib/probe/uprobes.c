@@ -2,6 +2,7 @@
 /* Attaching one BPF program to many uprobes: uprobe_multi, or one perf event
  * each (uprobes.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,6 +237,60 @@ void uprobes__detach(struct uprobes *u)
 	free(u->path);
 	uprobe_list__free(&u->list);
 	free(u);
+}
+
+struct at_once {
+	void (*fn)(struct uprobes *u);
+	struct uprobes *u;
+};
+
+static void *at_once_thread(void *arg)
+{
+	struct at_once *a = arg;
+
+	a->fn(a->u);
+	return NULL;
+}
+
+/* FN(US[i]) for each i < N that is not NULL, from threads of their own
+ * (in turn when a thread cannot start). */
+static void uprobes__each_at_once(struct uprobes **us, size_t n,
+				  void (*fn)(struct uprobes *u))
+{
+	pthread_t threads[UPROBES_AT_ONCE];
+	struct at_once args[UPROBES_AT_ONCE];
+	bool started[UPROBES_AT_ONCE];
+	size_t i, j, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < UPROBES_AT_ONCE ? n - i : UPROBES_AT_ONCE;
+		for (j = 0; j < m; j++) {
+			args[j] = (struct at_once){ fn, us[i + j] };
+			started[j] = us[i + j] &&
+				!pthread_create(&threads[j], NULL,
+						at_once_thread, &args[j]);
+		}
+		for (j = 0; j < m; j++) {
+			if (started[j])
+				pthread_join(threads[j], NULL);
+			else if (us[i + j])
+				fn(us[i + j]);
+		}
+	}
+}
+
+void uprobes__detach_many(struct uprobes **us, size_t n)
+{
+	size_t i;
+
+	uprobes__each_at_once(us, n, uprobes__detach);
+	for (i = 0; i < n; i++)
+		us[i] = NULL;
+}
+
+void uprobes__replace_end_many(struct uprobes **us, size_t n)
+{
+	uprobes__each_at_once(us, n, uprobes__replace_end);
 }
 
 const struct uprobe_list *uprobes__list(const struct uprobes *u)

@@ -50,6 +50,16 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);
 
+/*
+ * uprobes__detach() each of US[0..N) (NULLs are fine) and set it to NULL:
+ * at once, from threads of their own (UPROBES_AT_ONCE at a time). Closing
+ * a link waits for a grace period of tens of ms after its probes are gone;
+ * one after the other, the last link's probes would stay for all the
+ * others' waits.
+ */
+#define UPROBES_AT_ONCE	32
+void uprobes__detach_many(struct uprobes **us, size_t n);
+
 /* The probes attached by U. */
 const struct uprobe_list *uprobes__list(const struct uprobes *u);
 
@@ -71,6 +81,8 @@ typedef bool (*uprobes_keep_fn)(void *ctx, uint64_t cookie);
 int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
 			   unsigned int gen);
 void uprobes__replace_end(struct uprobes *u);
+/* uprobes__replace_end() of each of US[0..N), at once. */
+void uprobes__replace_end_many(struct uprobes **us, size_t n);
 void uprobes__replace_abort(struct uprobes *u);
 
 #endif
