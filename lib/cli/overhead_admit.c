@@ -578,6 +578,31 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 	return 0;
 }
 
+/* How many indexes of the probes from FROM[k] on in each request K are
+ * neither attached nor refused: those the trace ended before trying. */
+static int count_untried(struct overhead_limit *l, const size_t *from)
+{
+	bool *seen = calloc(l->nindexes ? l->nindexes : 1, sizeof(*seen));
+	size_t j, k;
+	__u32 i;
+
+	if (!seen)
+		return gt_error(-ENOMEM, "out of memory");
+	l->nuntried = 0;
+	for (k = 0; k < l->nreqs; k++) {
+		for (j = from[k]; j < l->reqs[k].list.n; j++) {
+			i = COOKIE_INDEX(l->reqs[k].list.cookies[j]);
+			if (i >= l->nindexes || seen[i] ||
+			    l->indexes[i].attached || l->indexes[i].refused)
+				continue;
+			seen[i] = true;
+			l->nuntried++;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
 /* Groups of about how many probes: GROUP, or more for a large pattern
  * (at most about GROUP_LINKS links in all, a generation each). */
 static size_t group_size(const struct overhead_limit *l)
@@ -639,6 +664,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		for (k = 0; k < l->nreqs; k++)
 			from[k] = b.groups[b.ngroups - 1].run.to[k];
 	}
+	if (!err && from)
+		err = count_untried(l, from);
 	/* the refused are said as a round of their own */
 	if (l->nrefused > nrefused) {
 		l->rounds++;

@@ -596,15 +596,19 @@ void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	secs = (overhead__ns(&now) - overhead__ns(&g->begun)) / 1e9;
-	/* a second going on counts as whole when it is the only one */
+	/* what the second going on has cost so far, it cost in a second */
 	worst = g->worst_ns;
-	if (!g->second && g->second_ns > worst)
+	if (g->second_ns > worst)
 		worst = g->second_ns;
 	fprintf(f, "%s: the probes cost the target %.2f%% of a CPU on average, "
 		"%.2f%% in the costliest second; %zu function%s not attached, "
-		"%zu detached\n", tool,
+		"%zu detached", tool,
 		secs > 0 ? g->total_ns / secs / 1e7 : 0.0, worst / 1e7,
 		l->nrefused, l->nrefused == 1 ? "" : "s", l->ndetached);
+	if (l->nuntried)
+		fprintf(f, ", %zu not tried (the trace ended first)",
+			l->nuntried);
+	fputc('\n', f);
 	fflush(f);
 }
 

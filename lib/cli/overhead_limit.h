@@ -116,6 +116,7 @@ struct overhead_limit {
 	struct overhead_index *indexes;
 	size_t ndetached;		/* detached by a check */
 	size_t nrefused;		/* refused on trial */
+	size_t nuntried;		/* the trace ended before their trial */
 	unsigned int rounds;		/* checks that detached some */
 	/* the BPF side, once loaded */
 	int hits_fd;
@@ -259,7 +260,8 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 /*
  * At the end, on F: "TOOL: the probes cost the target A% of a CPU on
  * average, W% in the costliest second; N functions not attached, D
- * detached".
+ * detached" (and ", U not tried (the trace ended first)" when some were
+ * not).
  */
 void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 				const char *tool);
