@@ -518,7 +518,11 @@ static void print_detached_json(const struct overhead_limit *l,
 			continue;
 		printf("{\"func\":");
 		json_print_string(stdout, s->rows[i].func);
-		if (d->refused)
+		if (d->refused && d->no_room)
+			printf(",\"ret\":%s,\"partial\":true,\"not_attached\":true,"
+			       "\"no_room\":true}\n",
+			       s->rows[i].probe->ret ? "true" : "false");
+		else if (d->refused)
 			printf(",\"ret\":%s,\"partial\":true,\"not_attached\":true,"
 			       "\"trial_rate\":%.0f}\n",
 			       s->rows[i].probe->ret ? "true" : "false",

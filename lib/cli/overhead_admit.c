@@ -16,6 +16,7 @@
 #define TRIAL_NS	10000000.0	/* a batch's trial, at most */
 #define POLL_NS		1000000L	/* what it cost, read every ms */
 #define WAIT_NS		10000000L	/* for room in the budget */
+#define FULL_NS		1e9		/* the kept at half of it, untried after */
 #define BATCH_FIRST	64		/* probes */
 #define BATCH_MIN	16
 #define BATCH_MAX	512
@@ -454,6 +455,32 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	return err;
 }
 
+/* What the kept indexes cost, as the last check had it, ns per s. */
+static double kept_cost(const struct overhead_limit *l)
+{
+	double kept = 0;
+	size_t i;
+
+	for (i = 0; i < l->nindexes; i++)
+		if (l->indexes[i].attached && !l->indexes[i].detached)
+			kept += l->indexes[i].cost_rate;
+	return kept;
+}
+
+/* Refuse B's indexes untried: no room left in the budget. */
+static void batch__refuse(struct overhead_limit *l, const struct batch *b)
+{
+	struct overhead_index *x;
+	__u32 i;
+
+	for (i = b->lo; i < b->hi; i++) {
+		x = &l->indexes[i];
+		x->detached = x->refused = x->no_room = true;
+		x->round = 0;	/* the round of the admission */
+		l->nrefused++;
+	}
+}
+
 /* An index of a batch and its rate, to sort by the rate. */
 struct rated {
 	double rate;
@@ -477,7 +504,7 @@ static int cmp_rated(const void *a, const void *b)
 static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
 {
-	double budget = overhead__budget(l), kept = 0, share, scale;
+	double budget = overhead__budget(l), kept = kept_cost(l), share, scale;
 	size_t n = b->hi - b->lo, i;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct rated *order;
@@ -488,12 +515,6 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 		return gt_error(-ENOMEM, "out of memory");
 	share = t->paid_ns / (t->exposure_ns * (ncpus > 0 ? ncpus : 1));
 	scale = 1 / (1 - (share < 0.9 ? share : 0.9));
-	for (i = 0; i < l->nindexes; i++) {
-		const struct overhead_index *x = &l->indexes[i];
-
-		if (x->attached && !x->detached)
-			kept += x->cost_rate;
-	}
 	for (i = 0; i < n; i++) {
 		t->rate[i] *= scale;
 		order[i] = (struct rated){ t->rate[i], i };
@@ -626,6 +647,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	struct batch b = { 0 };
 	size_t i, k, size = BATCH_FIRST, nrefused = l->nrefused, gsize;
 	size_t *from = NULL;		/* where the next batch begins */
+	double full_since = 0;		/* since when the kept cost half */
 	int err = 0;
 
 	if (!l->pending)
@@ -648,6 +670,21 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 				  gsize);
 		if (err || !b.nprobes)
 			break;
+		/* the kept's rates, as of the last 100 ms */
+		err = overhead_limit__check(l);
+		if (err < 0)
+			break;
+		err = 0;
+		/* a trial keeps nothing while the kept cost half the budget */
+		if (kept_cost(l) <= budget / 2)
+			full_since = 0;
+		else if (!full_since)
+			full_since = now_ns();
+		if (full_since && now_ns() - full_since >= FULL_NS) {
+			batch__refuse(l, &b);
+			t.paid_ns = 0;
+			goto next;
+		}
 		err = wait_for_room(l, &cap, stop, ctx);
 		if (!err)
 			err = batch__try(l, &b, cap, &t);
@@ -656,6 +693,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		if (err >= 0)
 			err = batch__admit(l, &b, &t);
 		batch__close(l, &b);
+next:
 		/* aim at trials of half the full cap, growing at most twice */
 		if (t.paid_ns >= full)
 			size = size / 4 > BATCH_MIN ? size / 4 : BATCH_MIN;

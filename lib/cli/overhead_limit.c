@@ -523,6 +523,10 @@ char *overhead_index__str(const struct overhead_index *i, char *buf,
 {
 	double r = i->detached_rate;
 
+	if (i->refused && i->no_room) {
+		snprintf(buf, size, "not attached: no room left in the budget");
+		return buf;
+	}
 	if (i->refused) {
 		if (r >= 1e6)
 			snprintf(buf, size, "not attached: %.1fM calls/s on trial",

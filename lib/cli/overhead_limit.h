@@ -24,7 +24,9 @@
  * whole goes live as it is; the others are closed at once and what they
  * keep is attached anew. A new trial waits until the last second's cost
  * leaves room for it; when the kept ones turn out to cost more than their
- * trial said, the check below detaches the most costly.
+ * trial said, the check below detaches the most costly. While the kept
+ * cost more than half the budget, a trial can keep nothing: after a
+ * second of that, batches are refused untried until they cost less.
  *
  * The check (overhead_limit__check(), ten times a second): the rate of
  * each index over the last 100 ms times what its hits cost; when the sum
@@ -77,6 +79,8 @@ struct overhead_index {
 	bool attached;			/* live (kept, or attached at once) */
 	bool detached;			/* by a check, or refused on trial */
 	bool refused;			/* on trial: never attached */
+	bool no_room;			/* refused untried: the kept cost half
+					 * the budget for a second */
 	__u64 trial_calls;		/* seen.calls when it was kept */
 	__u64 detached_calls;		/* all the calls it counted */
 	double detached_rate;		/* calls per second when detached */
@@ -237,7 +241,8 @@ const struct overhead_index *overhead_limit__detached(
 
 /*
  * "detached after N calls at R calls/s" for I's index, into BUF of SIZE
- * bytes (R as 2.1M, 35.0k or 120).
+ * bytes (R as 2.1M, 35.0k or 120); "not attached: R calls/s on trial", or
+ * "not attached: no room left in the budget".
  */
 char *overhead_index__str(const struct overhead_index *i, char *buf,
 			  size_t size);

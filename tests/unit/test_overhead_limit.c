@@ -220,6 +220,9 @@ TEST(rates_read_as_people_do)
 	x.detached_rate = 658000;
 	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
 		     "not attached: 658.0k calls/s on trial");
+	x.no_room = true;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "not attached: no room left in the budget");
 }
 
 int main(void)
