@@ -34,8 +34,8 @@ const volatile pid_t target_tgid = 0;
  * is accounted by kind of site, per cookie index in probe_hits and in all
  * in probe_paid, as its link's generation (COOKIE_GEN) says: the hits of
  * a generation on trial are accounted and not counted, those of a dead one
- * (a link being replaced) are ignored. Without it the verifier drops all
- * of this: nothing changes.
+ * (a link being closed) only paid for, in probe_paid. Without it the
+ * verifier drops all of this: nothing changes.
  */
 const volatile bool watch_overhead = false;
 __u8 probe_gen_state[COOKIE_GENS];	/* enum probe_gen_state, by user space */

@@ -91,7 +91,6 @@ struct group {
 	struct run run;
 	int *gens;			/* per request; 0: no link */
 	struct uprobes **links;
-	size_t nkept;
 };
 
 struct batch {
@@ -184,7 +183,6 @@ static int batch__grow(struct overhead_limit *l, struct batch *b,
 			g->run.from[k] = b->ngroups ?
 				b->groups[b->ngroups - 1].run.to[k] : from[k];
 		run__grow(l, &g->run, group_size);
-		g->nkept = 0;
 		b->ngroups++;
 		b->hi = g->run.hi;
 		b->nprobes += g->run.nprobes;
@@ -213,44 +211,38 @@ static int run__list(const struct overhead_limit *l, const struct run *r,
 	return err;
 }
 
-/* Close the links of the groups GS[0..N) at once (uprobes__detach_many()),
- * their generations made dead first, and free those. */
-static void groups__close(struct overhead_limit *l, struct group **gs,
+/* Close the links of the groups GS[0..N) still open, at once
+ * (uprobes__detach_many()), their generations made dead first, and free
+ * those. */
+static void groups__close(struct overhead_limit *l, struct group *gs,
 			  size_t n)
 {
-	struct uprobes **us;
+	struct uprobes *us[UPROBES_AT_ONCE];
 	size_t i, k, m = 0;
 
 	for (i = 0; i < n; i++)
 		for (k = l->nreqs; k-- > 0; )
-			if (gs[i]->gens[k])
-				__atomic_store_n(&l->gen_state[gs[i]->gens[k]],
+			if (gs[i].gens[k])
+				__atomic_store_n(&l->gen_state[gs[i].gens[k]],
 						 PROBE_GEN_DEAD,
 						 __ATOMIC_SEQ_CST);
-	us = malloc((n ? n : 1) * l->nreqs * sizeof(*us));
 	for (i = 0; i < n; i++) {
 		for (k = l->nreqs; k-- > 0; ) {
-			if (us)
-				us[m++] = gs[i]->links[k];
-			else
-				uprobes__detach(gs[i]->links[k]);
-			gs[i]->links[k] = NULL;
+			if (m == UPROBES_AT_ONCE) {
+				uprobes__detach_many(us, m);
+				m = 0;
+			}
+			us[m++] = gs[i].links[k];
+			gs[i].links[k] = NULL;
 		}
 	}
-	if (us)
-		uprobes__detach_many(us, m);
-	free(us);
+	uprobes__detach_many(us, m);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < l->nreqs; k++) {
-			overhead__gen_free(l, gs[i]->gens[k]);
-			gs[i]->gens[k] = 0;
+			overhead__gen_free(l, gs[i].gens[k]);
+			gs[i].gens[k] = 0;
 		}
 	}
-}
-
-static void group__close(struct overhead_limit *l, struct group *g)
-{
-	groups__close(l, &g, 1);
 }
 
 /* Attach G's probes that KEEP holds (NULL: all), in links of generations
@@ -280,7 +272,7 @@ static int group__attach(struct overhead_limit *l, struct group *g,
 	}
 	uprobe_list__free(&list);
 	if (err)
-		group__close(l, g);
+		groups__close(l, g, 1);
 	return err;
 }
 
@@ -369,23 +361,6 @@ struct trial {
 	struct probe_hits *before;	/* hits before, then after, the trial */
 };
 
-/* Close the links of B's groups still open. */
-static void batch__close(struct overhead_limit *l, struct batch *b)
-{
-	struct group **gs = malloc((b->ngroups ? b->ngroups : 1) * sizeof(*gs));
-	size_t i;
-
-	for (i = 0; i < b->ngroups; i++) {
-		if (gs)
-			gs[i] = &b->groups[i];
-		else
-			group__close(l, &b->groups[i]);
-	}
-	if (gs)
-		groups__close(l, gs, b->ngroups);
-	free(gs);
-}
-
 /* B up to its group N. */
 static void batch__cut(struct batch *b, size_t n)
 {
@@ -455,30 +430,15 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	return err;
 }
 
-/* What the kept indexes cost, as the last check had it, ns per s. */
-static double kept_cost(const struct overhead_limit *l)
+/* Index I is not attached: refused on trial, or untried for NO_ROOM. */
+static void index__refuse(struct overhead_limit *l, __u32 i, bool no_room)
 {
-	double kept = 0;
-	size_t i;
+	struct overhead_index *x = &l->indexes[i];
 
-	for (i = 0; i < l->nindexes; i++)
-		if (l->indexes[i].attached && !l->indexes[i].detached)
-			kept += l->indexes[i].cost_rate;
-	return kept;
-}
-
-/* Refuse B's indexes untried: no room left in the budget. */
-static void batch__refuse(struct overhead_limit *l, const struct batch *b)
-{
-	struct overhead_index *x;
-	__u32 i;
-
-	for (i = b->lo; i < b->hi; i++) {
-		x = &l->indexes[i];
-		x->detached = x->refused = x->no_room = true;
-		x->round = 0;	/* the round of the admission */
-		l->nrefused++;
-	}
+	x->detached = x->refused = true;
+	x->no_room = no_room;
+	x->round = 0;	/* the round of the admission */
+	l->nrefused++;
 }
 
 /* An index of a batch and its rate, to sort by the rate. */
@@ -499,16 +459,15 @@ static int cmp_rated(const void *a, const void *b)
  * Keep the cheapest of B as long as all kept cost at most half the budget
  * (each at most an eighth). A target slowed by the trial makes fewer
  * calls: rates are scaled up by the share of the CPUs the probes took.
- * Returns how many are kept, or -ENOMEM.
+ * Returns 0 or -ENOMEM.
  */
 static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
 {
-	double budget = overhead__budget(l), kept = kept_cost(l), share, scale;
+	double budget = overhead__budget(l), kept = overhead__kept_cost(l), share, scale;
 	size_t n = b->hi - b->lo, i;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct rated *order;
-	int nkept = 0;
 
 	order = malloc(n * sizeof(*order));
 	if (!order)
@@ -524,21 +483,23 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 		double r = order[i].rate;
 
 		t->keep[order[i].i] = r <= budget / 8 && kept + r <= budget / 2;
-		if (t->keep[order[i].i]) {
+		if (t->keep[order[i].i])
 			kept += r;
-			nkept++;
-		}
 	}
 	free(order);
-	for (i = 0; i < b->ngroups; i++) {
-		struct group *g = &b->groups[i];
-		__u32 j;
+	return 0;
+}
 
-		for (j = g->run.lo; j < g->run.hi; j++) {
-			g->nkept += t->keep[j - b->lo];
-		}
-	}
-	return nkept;
+/* How many of G's indexes KEEP (B's) holds. */
+static size_t group__nkept(const struct group *g, const struct batch *b,
+			   const bool *keep)
+{
+	size_t n = 0;
+	__u32 i;
+
+	for (i = g->run.lo; i < g->run.hi; i++)
+		n += keep[i - b->lo];
+	return n;
 }
 
 /*
@@ -550,35 +511,30 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 static int batch__admit(struct overhead_limit *l, struct batch *b,
 			struct trial *t)
 {
-	struct group **order;
 	struct overhead_index *x;
-	size_t j, n = 0;
+	size_t j, nkept;
 	int err = 0;
 	__u32 i;
 
-	order = malloc(b->ngroups * sizeof(*order));
-	if (!order)
-		return gt_error(-ENOMEM, "out of memory");
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
 
-		if (g->nkept == g->run.hi - g->run.lo)
+		if (group__nkept(g, b, t->keep) == g->run.hi - g->run.lo)
 			err = group__keep(l, g);
-		else
-			order[n++] = g;
 	}
-	groups__close(l, order, n);
-	for (j = 0; j < n && !err; j++) {
-		if (!order[j]->nkept)
+	/* the others: what group__keep() took is not closed */
+	groups__close(l, b->groups, b->ngroups);
+	for (j = 0; j < b->ngroups && !err; j++) {
+		struct group *g = &b->groups[j];
+
+		nkept = group__nkept(g, b, t->keep);
+		if (!nkept || nkept == g->run.hi - g->run.lo)
 			continue;
-		err = group__attach(l, order[j], t->keep + (order[j]->run.lo -
-							     b->lo),
-				    order[j]->run.lo, PROBE_GEN_LIVE);
+		err = group__attach(l, g, t->keep + (g->run.lo - b->lo),
+				    g->run.lo, PROBE_GEN_LIVE);
 		if (!err)
-			err = group__keep(l, order[j]);
+			err = group__keep(l, g);
 	}
-	free(order);
-	batch__close(l, b);
 	if (err)
 		return err;
 	for (i = b->lo; i < b->hi; i++) {
@@ -591,12 +547,28 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 			x->seen = t->before[i - b->lo];
 			x->trial_calls = x->seen.calls;
 		} else {
-			x->detached = x->refused = true;
-			x->round = 0;	/* the round of the admission */
-			l->nrefused++;
+			index__refuse(l, i, false);
 		}
 	}
 	return 0;
+}
+
+/* Try B (after room for it), keep what it pays for; its links closed. */
+static int batch__run(struct overhead_limit *l, struct batch *b,
+		      struct trial *t, double *cap, overhead_stop_fn stop,
+		      void *ctx)
+{
+	int err;
+
+	err = wait_for_room(l, cap, stop, ctx);
+	if (!err)
+		err = batch__try(l, b, *cap, t);
+	if (!err)
+		err = batch__choose(l, b, t);
+	if (!err)
+		err = batch__admit(l, b, t);
+	groups__close(l, b->groups, b->ngroups);
+	return err;
 }
 
 /* How many indexes of the probes from FROM[k] on in each request K are
@@ -676,24 +648,17 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			break;
 		err = 0;
 		/* a trial keeps nothing while the kept cost half the budget */
-		if (kept_cost(l) <= budget / 2)
+		if (overhead__kept_cost(l) <= budget / 2)
 			full_since = 0;
 		else if (!full_since)
 			full_since = now_ns();
 		if (full_since && now_ns() - full_since >= FULL_NS) {
-			batch__refuse(l, &b);
+			for (i = b.lo; i < b.hi; i++)
+				index__refuse(l, i, true);
 			t.paid_ns = 0;
-			goto next;
+		} else {
+			err = batch__run(l, &b, &t, &cap, stop, ctx);
 		}
-		err = wait_for_room(l, &cap, stop, ctx);
-		if (!err)
-			err = batch__try(l, &b, cap, &t);
-		if (!err)
-			err = batch__choose(l, &b, &t);
-		if (err >= 0)
-			err = batch__admit(l, &b, &t);
-		batch__close(l, &b);
-next:
 		/* aim at trials of half the full cap, growing at most twice */
 		if (t.paid_ns >= full)
 			size = size / 4 > BATCH_MIN ? size / 4 : BATCH_MIN;

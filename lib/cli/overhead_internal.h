@@ -32,6 +32,9 @@ int overhead__ledger_update(struct overhead_limit *l);
 /* What the target paid in the last second, in ns, as the ledger has it. */
 double overhead__last_second(const struct overhead_limit *l);
 
+/* What the attached indexes cost, as the last check had them, ns per s. */
+double overhead__kept_cost(const struct overhead_limit *l);
+
 /* Read probe_hits into l->sums; index I's sum from there. */
 int overhead__read_sums(struct overhead_limit *l);
 struct probe_hits overhead__sum(const struct overhead_limit *l, size_t i);

@@ -470,11 +470,22 @@ int overhead__evict(struct overhead_limit *l, double total, double target)
 	return n;
 }
 
+double overhead__kept_cost(const struct overhead_limit *l)
+{
+	double kept = 0;
+	size_t i;
+
+	for (i = 0; i < l->nindexes; i++)
+		if (l->indexes[i].attached && !l->indexes[i].detached)
+			kept += l->indexes[i].cost_rate;
+	return kept;
+}
+
 int overhead_limit__check(struct overhead_limit *l)
 {
 	struct probe_hits *delta;
 	struct timespec now;
-	double dt, total = 0, budget = overhead__budget(l);
+	double dt, total, budget = overhead__budget(l);
 	size_t i;
 	int err;
 
@@ -501,8 +512,8 @@ int overhead_limit__check(struct overhead_limit *l)
 		x->cost_rate = overhead__hits_ns(l, delta[i].emulated,
 						 delta[i].stepped) / (dt / 1e9);
 		x->detached_rate = delta[i].calls / (dt / 1e9);
-		total += x->cost_rate;
 	}
+	total = overhead__kept_cost(l);
 	if (total > budget)
 		err = overhead__evict(l, total, budget / 2);
 out:
