@@ -29,14 +29,6 @@ static void sleep_ns(long ns)
 	nanosleep(&t, NULL);
 }
 
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return overhead__ns(&t);
-}
-
 static int cmp_cookie_index(const void *a, const void *b)
 {
 	__u32 x = COOKIE_INDEX(*(const uint64_t *)a);
@@ -327,7 +319,7 @@ static int trial_paid(struct overhead_limit *l, const struct probe_hits *from,
 static int wait_for_room(struct overhead_limit *l, double *cap,
 			 overhead_stop_fn stop, void *ctx)
 {
-	double budget = overhead__budget(l), since = now_ns(), room;
+	double budget = overhead__budget(l), since = overhead__now_ns(), room;
 	int err;
 
 	for (;;) {
@@ -341,12 +333,12 @@ static int wait_for_room(struct overhead_limit *l, double *cap,
 		*cap = room / 2 < budget / 4 ? room / 2 : budget / 4;
 		if (room >= budget / 20 || stop(ctx))
 			return 0;
-		if (now_ns() - since > 1e9) {
+		if (overhead__now_ns() - since > 1e9) {
 			err = overhead__evict(l, overhead__last_second(l),
 					      budget / 2);
 			if (err < 0)
 				return err;
-			since = now_ns();
+			since = overhead__now_ns();
 		}
 		sleep_ns(WAIT_NS);
 	}
@@ -359,6 +351,8 @@ struct trial {
 	double *calls;			/* calls per s */
 	bool *keep;
 	struct probe_hits *before;	/* hits before, then after, the trial */
+	struct probe_hits *after;
+	double end_ns;			/* when it ended */
 };
 
 /* B up to its group N. */
@@ -388,12 +382,10 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	err = percpu_map__sum(l->paid_fd, PROBE_PAID_TRIAL, (__u64 *)&from,
 			      HITS_WORDS);
 	if (!err)
-		err = overhead__read_sums(l);
+		err = overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
 	if (err)
 		return err;
-	for (i = b->lo; i < b->hi; i++)
-		t->before[i - b->lo] = overhead__sum(l, i);
-	t0 = now_ns();
+	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		err = group__attach(l, &b->groups[j], NULL, 0,
 				    PROBE_GEN_TRIAL);
@@ -403,24 +395,25 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		if (!err && t->paid_ns >= cap && j + 1 < b->ngroups)
 			batch__cut(b, j + 1);
 	}
-	t1 = t2 = now_ns();
+	t1 = t2 = overhead__now_ns();
 	while (!err) {
 		err = trial_paid(l, &from, &t->paid_ns);
-		t2 = now_ns();
+		t2 = overhead__now_ns();
 		if (err || t->paid_ns >= cap || t2 - t1 >= TRIAL_NS)
 			break;
 		sleep_ns(POLL_NS);
 	}
 	if (!err)
-		err = overhead__read_sums(l);
+		err = overhead__read_range(l, b->lo, b->hi - b->lo, t->after);
 	if (!err)
 		err = overhead__ledger_update(l);
+	t->end_ns = overhead__now_ns();
 	/* half the attach: its probes went in one after the other */
 	t->exposure_ns = (t1 - t0) / 2 + (t2 - t1);
 	secs = t->exposure_ns / 1e9;
 	for (i = b->lo; i < b->hi && !err; i++) {
 		before = t->before[i - b->lo];
-		after = overhead__sum(l, i);
+		after = t->after[i - b->lo];
 		t->rate[i - b->lo] = overhead__hits_ns(l,
 				after.emulated - before.emulated,
 				after.stepped - before.stepped) / secs;
@@ -545,6 +538,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 			/* the check's baseline: from the end of the trial */
 			x->attached = true;
 			x->seen = t->before[i - b->lo];
+			x->seen_ns = t->end_ns;
 			x->trial_calls = x->seen.calls;
 		} else {
 			index__refuse(l, i, false);
@@ -635,7 +629,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	t.calls = calloc(l->nindexes, sizeof(*t.calls));
 	t.keep = calloc(l->nindexes, sizeof(*t.keep));
 	t.before = calloc(l->nindexes, sizeof(*t.before));
-	if (!from || !t.rate || !t.calls || !t.keep || !t.before)
+	t.after = calloc(l->nindexes, sizeof(*t.after));
+	if (!from || !t.rate || !t.calls || !t.keep || !t.before || !t.after)
 		err = gt_error(-ENOMEM, "out of memory");
 	for (b.lo = 0; b.lo < l->nindexes && !err && !stop(ctx); b.lo = b.hi) {
 		err = batch__grow(l, &b, from, size > gsize ? size : gsize,
@@ -651,8 +646,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		if (overhead__kept_cost(l) <= budget / 2)
 			full_since = 0;
 		else if (!full_since)
-			full_since = now_ns();
-		if (full_since && now_ns() - full_since >= FULL_NS) {
+			full_since = overhead__now_ns();
+		if (full_since && overhead__now_ns() - full_since >= FULL_NS) {
 			for (i = b.lo; i < b.hi; i++)
 				index__refuse(l, i, true);
 			t.paid_ns = 0;
@@ -684,5 +679,6 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	free(t.calls);
 	free(t.keep);
 	free(t.before);
+	free(t.after);
 	return err ? err : (int)(l->nrefused - nrefused);
 }

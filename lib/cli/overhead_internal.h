@@ -19,6 +19,15 @@ static inline double overhead__ns(const struct timespec *t)
 	return t->tv_sec * 1e9 + t->tv_nsec;
 }
 
+/* CLOCK_MONOTONIC now, in ns. */
+static inline double overhead__now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return overhead__ns(&t);
+}
+
 /* What hits of each kind cost the target, in ns. */
 double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
 			 __u64 stepped);
@@ -35,13 +44,19 @@ double overhead__last_second(const struct overhead_limit *l);
 /* What the attached indexes cost, as the last check had them, ns per s. */
 double overhead__kept_cost(const struct overhead_limit *l);
 
-/* Read probe_hits into l->sums; index I's sum from there. */
-int overhead__read_sums(struct overhead_limit *l);
-struct probe_hits overhead__sum(const struct overhead_limit *l, size_t i);
+/* Read probe_hits of indexes LO..LO + N) into HITS[0..N). */
+int overhead__read_range(struct overhead_limit *l, __u32 lo, size_t n,
+			 struct probe_hits *hits);
 
-/* Read probe_hits into each index's seen (the check's baseline); the increase into DELTA (NULL:
- * not wanted). */
-int overhead__read_hits(struct overhead_limit *l, struct probe_hits *delta);
+/* What index I's hits grew by since they were last read, in SECS. */
+struct overhead_delta {
+	struct probe_hits hits;
+	double secs;
+};
+
+/* Read probe_hits into each index's seen (the check's baseline, with the
+ * time of the read); the increase into DELTA (NULL: not wanted). */
+int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta);
 
 /* A free generation, in STATE; -ENOSPC with a reason when none is. */
 int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state);

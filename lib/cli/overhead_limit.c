@@ -12,6 +12,7 @@
 #include "cli/percpu_map.h"
 
 #define CHECK_EVERY_NS	100000000.0	/* 100 ms */
+#define RATE_EVERY_NS	1e9		/* each index's rate, at least */
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
 
@@ -102,6 +103,9 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 	l->stats_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &l->last);
 	l->ledger.begun = l->last;
+	l->rated_ns = overhead__ns(&l->last);
+	for (i = 0; i < l->nindexes; i++)
+		l->indexes[i].seen_ns = l->rated_ns;
 	return overhead__read_run_stats(l);
 }
 
@@ -278,37 +282,37 @@ bool overhead_limit__pending(const struct overhead_limit *l)
 	return l && l->pending;
 }
 
-int overhead__read_sums(struct overhead_limit *l)
+int overhead__read_range(struct overhead_limit *l, __u32 lo, size_t n,
+			 struct probe_hits *hits)
 {
-	return percpu_map__sum_all(l->hits_fd, l->nindexes, l->sums,
-				   HITS_WORDS);
+	return percpu_map__sum_range(l->hits_fd, lo, n, (__u64 *)hits,
+				     HITS_WORDS);
 }
 
-struct probe_hits overhead__sum(const struct overhead_limit *l, size_t i)
+int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta)
 {
-	struct probe_hits h;
-
-	memcpy(&h, l->sums + i * HITS_WORDS, sizeof(h));
-	return h;
-}
-
-int overhead__read_hits(struct overhead_limit *l, struct probe_hits *delta)
-{
+	struct overhead_index *x;
 	struct probe_hits now;
+	double t;
 	size_t i;
 	int err;
 
-	err = overhead__read_sums(l);
+	err = percpu_map__sum_all(l->hits_fd, l->nindexes, l->sums,
+				  HITS_WORDS);
 	if (err)
 		return err;
+	t = overhead__now_ns();
 	for (i = 0; i < l->nindexes; i++) {
-		now = overhead__sum(l, i);
+		x = &l->indexes[i];
+		memcpy(&now, l->sums + i * HITS_WORDS, sizeof(now));
 		if (delta) {
-			delta[i].calls = now.calls - l->indexes[i].seen.calls;
-			delta[i].emulated = now.emulated - l->indexes[i].seen.emulated;
-			delta[i].stepped = now.stepped - l->indexes[i].seen.stepped;
+			delta[i].hits.calls = now.calls - x->seen.calls;
+			delta[i].hits.emulated = now.emulated - x->seen.emulated;
+			delta[i].hits.stepped = now.stepped - x->seen.stepped;
+			delta[i].secs = (t - x->seen_ns) / 1e9;
 		}
-		l->indexes[i].seen = now;
+		x->seen = now;
+		x->seen_ns = t;
 	}
 	return 0;
 }
@@ -481,11 +485,35 @@ double overhead__kept_cost(const struct overhead_limit *l)
 	return kept;
 }
 
+/* What the live probes cost since the last check, in ns: all paid less
+ * what the trials paid. */
+static int live_paid(struct overhead_limit *l, double *ns)
+{
+	struct overhead_ledger *g = &l->ledger;
+	struct probe_hits all, trial;
+	int err;
+
+	err = percpu_map__sum(l->paid_fd, PROBE_PAID_ALL, (__u64 *)&all,
+			      HITS_WORDS);
+	if (!err)
+		err = percpu_map__sum(l->paid_fd, PROBE_PAID_TRIAL,
+				      (__u64 *)&trial, HITS_WORDS);
+	if (err)
+		return err;
+	*ns = overhead__hits_ns(l, all.emulated - g->checked_all.emulated,
+				all.stepped - g->checked_all.stepped) -
+	      overhead__hits_ns(l, trial.emulated - g->checked_trial.emulated,
+				trial.stepped - g->checked_trial.stepped);
+	g->checked_all = all;
+	g->checked_trial = trial;
+	return 0;
+}
+
 int overhead_limit__check(struct overhead_limit *l)
 {
-	struct probe_hits *delta;
+	struct overhead_delta *delta;
 	struct timespec now;
-	double dt, total, budget = overhead__budget(l);
+	double dt, live, total, budget = overhead__budget(l);
 	size_t i;
 	int err;
 
@@ -493,25 +521,33 @@ int overhead_limit__check(struct overhead_limit *l)
 	dt = overhead__ns(&now) - overhead__ns(&l->last);
 	if (dt < CHECK_EVERY_NS || !l->nindexes)
 		return 0;
+	err = overhead__read_run_stats(l);
+	if (!err)
+		err = overhead__ledger_update(l);
+	if (!err)
+		err = live_paid(l, &live);
+	if (err)
+		return err;
+	l->last = now;
+	if (live / (dt / 1e9) <= budget &&
+	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
+		return 0;
+	l->rated_ns = overhead__ns(&now);
 	delta = calloc(l->nindexes, sizeof(*delta));
 	if (!delta)
 		return gt_error(-ENOMEM, "out of memory");
 	err = overhead__read_hits(l, delta);
-	if (!err)
-		err = overhead__read_run_stats(l);
-	if (!err)
-		err = overhead__ledger_update(l);
 	if (err)
 		goto out;
-	l->last = now;
 	for (i = 0; i < l->nindexes; i++) {
 		struct overhead_index *x = &l->indexes[i];
 
-		if (!x->attached || x->detached)
+		if (!x->attached || x->detached || delta[i].secs <= 0)
 			continue;
-		x->cost_rate = overhead__hits_ns(l, delta[i].emulated,
-						 delta[i].stepped) / (dt / 1e9);
-		x->detached_rate = delta[i].calls / (dt / 1e9);
+		x->cost_rate = overhead__hits_ns(l, delta[i].hits.emulated,
+						 delta[i].hits.stepped) /
+			       delta[i].secs;
+		x->detached_rate = delta[i].hits.calls / delta[i].secs;
 	}
 	total = overhead__kept_cost(l);
 	if (total > budget)

@@ -28,12 +28,15 @@
  * cost more than half the budget, a trial can keep nothing: after a
  * second of that, batches are refused untried until they cost less.
  *
- * The check (overhead_limit__check(), ten times a second): the rate of
- * each index over the last 100 ms times what its hits cost; when the sum
- * is over PCT% of one CPU, the most costly indexes are detached until the
- * rest cost half of PCT (rates measured while the target is slowed
- * understate what they become once it is not; the next checks detach more
- * if need be).
+ * The check (overhead_limit__check(), ten times a second): what the live
+ * probes cost over the last 100 ms (the ledger's hits less the trials');
+ * when that is over PCT% of one CPU, or once a second, each index's rate
+ * since it was last read, times what its hits cost (reading thousands of
+ * per-CPU counters costs the tool's CPU, which a busy target shares: ten
+ * reads a second of 8,749 of them took 3% of a CPU); when their sum is
+ * over PCT%, the most costly indexes are detached until the rest cost half
+ * of PCT (rates measured while the target is slowed understate what they
+ * become once it is not; the next checks detach more if need be).
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
@@ -75,6 +78,7 @@
 
 struct overhead_index {
 	struct probe_hits seen;		/* summed over CPUs, at the last read */
+	double seen_ns;			/* when, CLOCK_MONOTONIC */
 	double cost_rate;		/* ns of the target's time per second */
 	bool attached;			/* live (kept, or attached at once) */
 	bool detached;			/* by a check, or refused on trial */
@@ -104,6 +108,8 @@ struct overhead_link {
 /* What the target paid for the probes (ns of its time). */
 struct overhead_ledger {
 	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
+	struct probe_hits checked_all;	/* and PROBE_PAID_ALL and _TRIAL at */
+	struct probe_hits checked_trial;	/* the last check */
 	struct timespec begun;
 	double total_ns;
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */
@@ -141,6 +147,7 @@ struct overhead_limit {
 	size_t nlinks, links_cap;
 	struct overhead_ledger ledger;
 	struct timespec last;		/* of the last check */
+	double rated_ns;		/* the last read of every index's hits */
 	__u64 *sums;			/* a read of probe_hits */
 };
 
@@ -229,8 +236,9 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			  void *ctx);
 
 /*
- * At most every 100 ms: the rates since the last check, and the most
- * costly indexes detached when they are over the limit. Returns how many
+ * At most every 100 ms: what the live probes cost; when over the limit, or
+ * a second after the last, the rates of the indexes, and the most costly
+ * detached when they are over the limit. Returns how many
  * were detached now (0 mostly), or a negative errno with a reason.
  */
 int overhead_limit__check(struct overhead_limit *l);

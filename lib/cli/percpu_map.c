@@ -36,20 +36,23 @@ int percpu_map__sum(int map_fd, __u32 key, __u64 *sum, size_t nwords)
 }
 
 /* Element by element, where the kernel has no batch reads. */
-static int sum_each(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
+static int sum_each(int map_fd, __u32 lo, size_t nkeys, __u64 *sums,
+		    size_t nwords)
 {
 	size_t key;
 	int err = 0;
 
 	for (key = 0; key < nkeys && !err; key++)
-		err = percpu_map__sum(map_fd, key, sums + key * nwords, nwords);
+		err = percpu_map__sum(map_fd, lo + key, sums + key * nwords,
+				      nwords);
 	return err;
 }
 
-int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
+int percpu_map__sum_range(int map_fd, __u32 lo, size_t nkeys, __u64 *sums,
+			  size_t nwords)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	__u32 *keys = NULL, out_batch, count;
+	__u32 *keys = NULL, in_batch = lo - 1, out_batch, count;
 	__u64 *values = NULL;
 	size_t i, w, done = 0;
 	int c, err = 0;
@@ -69,8 +72,9 @@ int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
 	while (done < nkeys) {
 		bool last;
 
+		/* a batch goes on after the key it is given: LO - 1 first */
 		count = nkeys - done;
-		err = bpf_map_lookup_batch(map_fd, done ? &out_batch : NULL,
+		err = bpf_map_lookup_batch(map_fd, done || lo ? &in_batch : NULL,
 					   &out_batch, keys, values, &count,
 					   &opts);
 		/* ENOENT: the last batch, COUNT elements still read */
@@ -81,20 +85,21 @@ int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
 		}
 		err = 0;
 		for (i = 0; i < count; i++) {
-			if (keys[i] >= nkeys)
+			if (keys[i] < lo || keys[i] - lo >= nkeys)
 				continue;
 			for (c = 0; c < ncpus; c++)
 				for (w = 0; w < nwords; w++)
-					sums[keys[i] * nwords + w] +=
+					sums[(keys[i] - lo) * nwords + w] +=
 						values[(i * ncpus + c) * nwords + w];
 		}
 		done += count;
+		in_batch = out_batch;
 		if (last || !count)
 			break;
 	}
 	if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP ||
 	    err == -524 /* ENOTSUPP */)
-		err = sum_each(map_fd, nkeys, sums, nwords);
+		err = sum_each(map_fd, lo, nkeys, sums, nwords);
 	else if (err)
 		err = gt_error(err, "cannot read a per-CPU map: %s",
 			       strerror(-err));
@@ -102,6 +107,11 @@ out:
 	free(keys);
 	free(values);
 	return err;
+}
+
+int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords)
+{
+	return percpu_map__sum_range(map_fd, 0, nkeys, sums, nwords);
 }
 
 int percpu_counters__init(struct percpu_counters *c, size_t nkeys,

@@ -24,6 +24,11 @@ int percpu_map__sum(int map_fd, __u32 key, __u64 *sum, size_t nwords);
  */
 int percpu_map__sum_all(int map_fd, size_t nkeys, __u64 *sums, size_t nwords);
 
+/* The same for elements LO..LO + NKEYS), into SUMS[(key - LO) * NWORDS +
+ * word]: what a read of a few of many elements costs is theirs alone. */
+int percpu_map__sum_range(int map_fd, __u32 lo, size_t nkeys, __u64 *sums,
+			  size_t nwords);
+
 /*
  * What is new in a per-CPU array since it was last read, the way every
  * tool prints its counts: the BPF side never clears them (no hit is lost

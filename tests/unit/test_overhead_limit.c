@@ -90,6 +90,8 @@ TEST(check_detaches_the_costly)
 	CHECK_EQ_INT(set_hits(fd, 1, 200, 200, 0), 0);
 	CHECK_EQ_INT(set_hits(fd, 2, 10, 10, 0), 0);
 	CHECK_EQ_INT(set_hits(fd, 4, 10000, 0, 20000), 0);
+	/* and in all, as the BPF programs account every hit */
+	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 200210, 20000), 0);
 	sleep_ms(110);
 	n = overhead_limit__check(&l);
 	/* the two that cost most go; the rest cost under half */
@@ -115,6 +117,7 @@ TEST(check_detaches_the_costly)
 	CHECK_EQ_INT(l.rounds, 1);
 	/* index 2 gets hot: the next check takes it, and it alone */
 	CHECK_EQ_INT(set_hits(fd, 2, 200010, 200010, 0), 0);
+	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 400210, 20000), 0);
 	sleep_ms(110);
 	CHECK_EQ_INT(overhead_limit__check(&l), 1);
 	CHECK(overhead_limit__detached(&l, 2) != NULL);
@@ -124,6 +127,17 @@ TEST(check_detaches_the_costly)
 	CHECK(overhead_limit__detached(&l, 3) == NULL);
 	CHECK(overhead_limit__detached(NULL, 0) == NULL);
 	CHECK(overhead_limit__detached(&l, NINDEXES) == NULL);
+	/* under the limit, the rates are read once a second, over the time
+	 * since their last read: index 1's 100 more hits over 100 ms and
+	 * then a second, not over the last 100 ms alone */
+	CHECK_EQ_INT(set_hits(fd, 1, 300, 300, 0), 0);
+	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 400310, 20000), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	sleep_ms(1000);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	CHECK(l.indexes[1].cost_rate > 100 * l.cost.emulated_ns / 1.3 &&
+	      l.indexes[1].cost_rate < 100 * (l.cost.emulated_ns + l.prog_ns) / 1.0);
 	close(fd);
 	close(paid_fd);
 	overhead_limit__free(&l);

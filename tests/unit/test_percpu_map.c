@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -87,6 +88,50 @@ TEST(sums_all_elements_at_once)
 	close(fd);
 }
 
+/* percpu_map__sum_range() reads LO..LO + N) into SUMS[0..N): from the
+ * first key, from the middle, to the last, one key; what was written. */
+TEST(sums_a_range_of_elements)
+{
+	enum { MANY = 3000 };
+	static const __u32 ranges[][2] = {
+		{ 0, 10 }, { 1, 1 }, { 1234, 500 }, { MANY - 17, 17 },
+		{ 0, MANY },
+	};
+	int ncpus = libbpf_num_possible_cpus(), fd, c, w;
+	static __u64 values[1024 * NWORDS], part[MANY * NWORDS];
+	__u32 key, r, lo, n;
+	bool same = true;
+
+	CHECK(ncpus > 0 && ncpus <= 1024);
+	if (ncpus <= 0 || ncpus > 1024)
+		return;
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_percpu_range",
+			    sizeof(__u32), NWORDS * sizeof(__u64), MANY, NULL);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (key = 0; key < MANY; key++) {
+		for (c = 0; c < ncpus; c++)
+			for (w = 0; w < NWORDS; w++)
+				values[c * NWORDS + w] = key * 10 + w;
+		CHECK_EQ_INT(bpf_map_update_elem(fd, &key, values, BPF_ANY), 0);
+	}
+	for (r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		lo = ranges[r][0];
+		n = ranges[r][1];
+		memset(part, 0xff, sizeof(part));
+		CHECK_EQ_INT(percpu_map__sum_range(fd, lo, n, part, NWORDS), 0);
+		for (key = 0; key < n; key++)
+			for (w = 0; w < NWORDS; w++)
+				same &= part[key * NWORDS + w] ==
+					(__u64)ncpus * ((lo + key) * 10 + w);
+		/* nothing beyond the range written */
+		same &= n == MANY || part[n * NWORDS] == ~0ULL;
+	}
+	CHECK(same);
+	close(fd);
+}
+
 /* percpu_counters: each read's delta is what grew since the read before. */
 TEST(counters_delta_since_last_read)
 {
@@ -127,6 +172,7 @@ int main(void)
 {
 	RUN(sums_each_word_over_cpus);
 	RUN(sums_all_elements_at_once);
+	RUN(sums_a_range_of_elements);
 	RUN(counters_delta_since_last_read);
 	return TEST_SUMMARY();
 }
