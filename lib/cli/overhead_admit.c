@@ -203,13 +203,15 @@ static int run__list(const struct overhead_limit *l, const struct run *r,
 	return err;
 }
 
-/* Close the links of the groups GS[0..N) still open, at once
- * (uprobes__detach_many()), their generations made dead first, and free
- * those. */
+/* Close the links of the groups GS[0..N) still open, at once and in the
+ * background (uprobes__detach_later()), their generations made dead
+ * first, and free once they are closed. */
 static void groups__close(struct overhead_limit *l, struct group *gs,
 			  size_t n)
 {
 	struct uprobes *us[UPROBES_AT_ONCE];
+	unsigned int gens[UPROBES_AT_ONCE];
+	struct uprobes_closing *c;
 	size_t i, k, m = 0;
 
 	for (i = 0; i < n; i++)
@@ -220,21 +222,21 @@ static void groups__close(struct overhead_limit *l, struct group *gs,
 						 __ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
 		for (k = l->nreqs; k-- > 0; ) {
+			if (!gs[i].links[k] && !gs[i].gens[k])
+				continue;
 			if (m == UPROBES_AT_ONCE) {
-				uprobes__detach_many(us, m);
+				uprobes__detach_later(us, m, &c);
+				overhead__closing_add(l, c, gens, m);
 				m = 0;
 			}
-			us[m++] = gs[i].links[k];
+			us[m] = gs[i].links[k];
+			gens[m++] = gs[i].gens[k];
 			gs[i].links[k] = NULL;
-		}
-	}
-	uprobes__detach_many(us, m);
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < l->nreqs; k++) {
-			overhead__gen_free(l, gs[i].gens[k]);
 			gs[i].gens[k] = 0;
 		}
 	}
+	uprobes__detach_later(us, m, &c);
+	overhead__closing_add(l, c, gens, m);
 }
 
 /* Attach G's probes that KEEP holds (NULL: all), in links of generations

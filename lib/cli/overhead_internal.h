@@ -62,6 +62,14 @@ int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta);
 int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state);
 void overhead__gen_free(struct overhead_limit *l, unsigned int gen);
 
+/* C closes links of generations GENS[0..N) (0s are fine): those are free
+ * once it has closed (without memory: C waited for, and free now). */
+void overhead__closing_add(struct overhead_limit *l, struct uprobes_closing *c,
+			   const unsigned int *gens, size_t n);
+
+/* Free the generations of the links closed by now (WAIT: wait for all). */
+void overhead__closings_reap(struct overhead_limit *l, bool wait);
+
 /* U of generation GEN is the limit's, to detach at the end. */
 int overhead__add_link(struct overhead_limit *l, struct uprobes *u,
 		       unsigned int gen);

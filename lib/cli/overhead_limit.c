@@ -11,7 +11,7 @@
 #include "cli/overhead_internal.h"
 #include "cli/percpu_map.h"
 
-#define CHECK_EVERY_NS	100000000.0	/* 100 ms */
+#define CHECK_EVERY_NS	10000000.0	/* 10 ms */
 #define RATE_EVERY_NS	1e9		/* each index's rate, at least */
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
@@ -158,7 +158,44 @@ double overhead__last_second(const struct overhead_limit *l)
 	return sum;
 }
 
-int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state)
+void overhead__closing_add(struct overhead_limit *l, struct uprobes_closing *c,
+			   const unsigned int *gens, size_t n)
+{
+	struct overhead_closing *k;
+	size_t j;
+
+	if (!c || gt_ensure_mem((void **)&l->closings, &l->closings_cap,
+				sizeof(*l->closings), l->nclosings + 1)) {
+		uprobes_closing__wait(c);
+		for (j = 0; j < n; j++)
+			overhead__gen_free(l, gens[j]);
+		return;
+	}
+	k = &l->closings[l->nclosings++];
+	k->c = c;
+	k->ngens = n < UPROBES_AT_ONCE ? n : UPROBES_AT_ONCE;
+	memcpy(k->gens, gens, k->ngens * sizeof(*gens));
+}
+
+void overhead__closings_reap(struct overhead_limit *l, bool wait)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->nclosings; i++) {
+		struct overhead_closing *k = &l->closings[i];
+
+		if (!wait && !uprobes_closing__done(k->c)) {
+			l->closings[n++] = *k;
+			continue;
+		}
+		uprobes_closing__wait(k->c);
+		for (j = 0; j < k->ngens; j++)
+			overhead__gen_free(l, k->gens[j]);
+	}
+	l->nclosings = n;
+}
+
+static int gen_alloc(struct overhead_limit *l, enum probe_gen_state state)
 {
 	unsigned int i, gen;
 
@@ -172,8 +209,22 @@ int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state)
 			return gen;
 		}
 	}
-	return gt_error(-ENOSPC, "more than %llu links to watch",
-			COOKIE_GENS - 1);
+	return -ENOSPC;
+}
+
+int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state)
+{
+	int gen = gen_alloc(l, state);
+
+	/* those of links still closing are free once they are */
+	if (gen == -ENOSPC && l->nclosings) {
+		overhead__closings_reap(l, true);
+		gen = gen_alloc(l, state);
+	}
+	if (gen == -ENOSPC)
+		return gt_error(-ENOSPC, "more than %llu links to watch",
+				COOKIE_GENS - 1);
+	return gen;
 }
 
 void overhead__gen_free(struct overhead_limit *l, unsigned int gen)
@@ -366,34 +417,37 @@ static int replace_begin(struct overhead_limit *l, struct overhead_link *k,
 	return 0;
 }
 
-/* Close the old links of the N replaced (uprobes__replace_end_many()),
- * links WHICH[j] now of generations GENS[j]. */
+/* End the replacement of the N links WHICH[j], now of generations
+ * GENS[j]: the old links closed in the background, their generations free
+ * once they are. */
 static void replace_end(struct overhead_limit *l, const size_t *which,
 			const int *gens, size_t n)
 {
-	struct uprobes *old[UPROBES_AT_ONCE];
+	struct uprobes *us[UPROBES_AT_ONCE];
+	struct uprobes_closing *c;
+	unsigned int old[UPROBES_AT_ONCE];
 	size_t j;
 
 	for (j = 0; j < n; j++)
-		old[j] = l->links[which[j]].u;
-	uprobes__replace_end_many(old, n);
+		us[j] = l->links[which[j]].u;
+	uprobes__replace_end_later(us, n, &c);
 	for (j = 0; j < n; j++) {
 		struct overhead_link *k = &l->links[which[j]];
 
-		if (gens[j]) {
-			overhead__gen_free(l, k->gen);
+		old[j] = gens[j] ? k->gen : 0;
+		if (gens[j])
 			k->gen = gens[j];
-		}
 	}
+	overhead__closing_add(l, c, old, n);
 }
 
 /*
  * Replace the links that hold a detached index: each switched in turn,
  * the last attached first (entries before exits: every call seen to begin
- * is seen to end), and the old links closed UPROBES_AT_ONCE at a time
- * (their closes wait for grace periods: in turn, the detached probes of
- * the last would trap through all of them). The old generations are free
- * once their links are closed.
+ * is seen to end), and the old links closed in the background,
+ * UPROBES_AT_ONCE at a time (their closes wait for grace periods: waited
+ * for, the next check would come tens of ms later). The old generations
+ * are free once their links are closed.
  */
 static int replace_links(struct overhead_limit *l)
 {
@@ -521,6 +575,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	dt = overhead__ns(&now) - overhead__ns(&l->last);
 	if (dt < CHECK_EVERY_NS || !l->nindexes)
 		return 0;
+	overhead__closings_reap(l, false);
 	err = overhead__read_run_stats(l);
 	if (!err)
 		err = overhead__ledger_update(l);
@@ -529,7 +584,9 @@ int overhead_limit__check(struct overhead_limit *l)
 	if (err)
 		return err;
 	l->last = now;
-	if (live / (dt / 1e9) <= budget &&
+	/* over: the live probes now, and the second they end */
+	if ((live / (dt / 1e9) <= budget ||
+	     overhead__last_second(l) <= budget) &&
 	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
 		return 0;
 	l->rated_ns = overhead__ns(&now);
@@ -671,6 +728,7 @@ void overhead_limit__detach(struct overhead_limit *l)
 		uprobes__detach(k->u);
 		overhead__gen_free(l, k->gen);
 	}
+	overhead__closings_reap(l, true);
 }
 
 void overhead_limit__free(struct overhead_limit *l)
@@ -687,6 +745,7 @@ void overhead_limit__free(struct overhead_limit *l)
 	}
 	free(l->reqs);
 	free(l->links);
+	free(l->closings);
 	free(l->indexes);
 	free(l->sums);
 	memset(l, 0, sizeof(*l));

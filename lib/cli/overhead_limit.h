@@ -28,23 +28,29 @@
  * cost more than half the budget, a trial can keep nothing: after a
  * second of that, batches are refused untried until they cost less.
  *
- * The check (overhead_limit__check(), ten times a second): what the live
- * probes cost over the last 100 ms (the ledger's hits less the trials');
- * when that is over PCT% of one CPU, or once a second, each index's rate
- * since it was last read, times what its hits cost (reading thousands of
- * per-CPU counters costs the tool's CPU, which a busy target shares: ten
- * reads a second of 8,749 of them took 3% of a CPU); when their sum is
- * over PCT%, the most costly indexes are detached until the rest cost half
- * of PCT (rates measured while the target is slowed understate what they
- * become once it is not; the next checks detach more if need be).
+ * The check (overhead_limit__check(), a hundred times a second): what the
+ * live probes cost since the last check (the ledger's hits less the
+ * trials'); when that is over PCT% of one CPU and so is the last second,
+ * or once a second, each index's rate since it was last read, times what
+ * its hits cost (reading thousands of per-CPU counters costs the tool's
+ * CPU, which a busy target shares: ten reads a second of 8,749 of them
+ * took 3% of a CPU); when their sum is over PCT%, the most costly indexes
+ * are detached until the rest cost half of PCT (rates measured while the
+ * target is slowed understate what they become once it is not; the next
+ * checks detach more if need be). Functions quiet on trial can turn hot
+ * together (the garbage collector's, in its cycles): checked every 10 ms,
+ * they are detached within a few checks, not after 100 ms each.
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
  * generation (COOKIE_GEN, bpf/cookie.h; every link has one of its own),
  * it is made live and the old one dead; only links that hold a detached
  * index are replaced, each switched in turn, and the old links are closed
- * at once (a close waits for a grace period: one after the other, the
- * last link's detached probes would trap through all the others' waits).
+ * at once, in the background (a close removes the probes at once and then
+ * waits for a grace period: one after the other, the last link's detached
+ * probes would trap through all the others' waits; waited for, the next
+ * check would come tens of ms later). A closed link's generation is free
+ * once the close is over, as are those of the trials' links.
  * A hit is counted by one link or the other, never by both: except that a
  * call hitting a kept probe at the very moment of the switch can be
  * counted twice or not at all; an index is then off by one at most per
@@ -105,6 +111,13 @@ struct overhead_link {
 	unsigned int gen;
 };
 
+/* Links closing in the background; their generations, free once closed. */
+struct overhead_closing {
+	struct uprobes_closing *c;
+	unsigned int gens[UPROBES_AT_ONCE];
+	size_t ngens;
+};
+
 /* What the target paid for the probes (ns of its time). */
 struct overhead_ledger {
 	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
@@ -145,6 +158,8 @@ struct overhead_limit {
 	bool pending;			/* requests wait for admission */
 	struct overhead_link *links;
 	size_t nlinks, links_cap;
+	struct overhead_closing *closings;
+	size_t nclosings, closings_cap;
 	struct overhead_ledger ledger;
 	struct timespec last;		/* of the last check */
 	double rated_ns;		/* the last read of every index's hits */
@@ -236,7 +251,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			  void *ctx);
 
 /*
- * At most every 100 ms: what the live probes cost; when over the limit, or
+ * At most every 10 ms: what the live probes cost; when over the limit, or
  * a second after the last, the rates of the indexes, and the most costly
  * detached when they are over the limit. Returns how many
  * were detached now (0 mostly), or a negative errno with a reason.

@@ -335,8 +335,10 @@ void tool_limit__print_cost(const struct tool_limit *tl)
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited)
 {
-	/* Check on the target ten times a second. */
-	const struct timespec step = { 0, 100 * 1000 * 1000 };
+	/* Check on the target ten times a second, on the limit a hundred. */
+	const struct timespec step = {
+		0, (c->limit.limit ? 10 : 100) * 1000 * 1000
+	};
 	struct timespec now;
 
 	for (;;) {
@@ -385,9 +387,9 @@ char *tool__timestamp(char *buf, size_t size)
 	return buf;
 }
 
-int tool__poll_events(struct ring_buffer *rb)
+int tool__poll_events(struct ring_buffer *rb, int timeout_ms)
 {
-	int err = ring_buffer__poll(rb, 100);
+	int err = ring_buffer__poll(rb, timeout_ms);
 
 	/* Events come without a wakeup until a quarter of the buffer waits
 	 * (bpf/events.bpf.h), and epoll reports a ring only when woken: read
@@ -410,7 +412,7 @@ int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
 	int err = 0;
 
 	while (!err && !tool_clock__over(c, o, t, &gone)) {
-		err = tool__poll_events(rb);
+		err = tool__poll_events(rb, c->limit.limit ? 10 : 100);
 		if (!err && c->limit.limit)
 			err = tool_clock__check_limit(c, o);
 		if (!err && after_poll)

@@ -145,7 +145,7 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o);
 /*
  * Sleep until the next interval (returns false: print and go on) or the
  * end of the trace (returns true: print and stop), as tool_clock__over()
- * says. With a limit, check it every 100 ms meanwhile; a check that fails
+ * says. With a limit, check it every 10 ms meanwhile; a check that fails
  * sets C->error and ends the trace.
  */
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
@@ -161,10 +161,10 @@ void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
 
 struct ring_buffer;
 
-/* Wait up to 100 ms for events of RB and handle them, those sent
+/* Wait up to TIMEOUT_MS for events of RB and handle them, those sent
  * without a wakeup too. Returns 0 (an interrupted wait too), or a negative
  * errno with a reason. */
-int tool__poll_events(struct ring_buffer *rb);
+int tool__poll_events(struct ring_buffer *rb, int timeout_ms);
 
 /* What tool__read_events() asks of its tool after each poll: 0 to go on,
  * 1 to stop (it has had enough events), or a negative errno. */

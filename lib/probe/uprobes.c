@@ -288,11 +288,6 @@ void uprobes__detach_many(struct uprobes **us, size_t n)
 		us[i] = NULL;
 }
 
-void uprobes__replace_end_many(struct uprobes **us, size_t n)
-{
-	uprobes__each_at_once(us, n, uprobes__replace_end);
-}
-
 const struct uprobe_list *uprobes__list(const struct uprobes *u)
 {
 	return &u->list;
@@ -333,20 +328,40 @@ int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
 	return err;
 }
 
-void uprobes__replace_end(struct uprobes *u)
+/* Switch U to its kept probes; what is to be detached of the old (the old
+ * uprobe_multi link, or the probes not kept) into a struct uprobes of its
+ * own, returned (NULL: nothing, or no memory: then detached now). */
+static struct uprobes *replace_switch(struct uprobes *u)
 {
+	struct uprobes *old;
 	size_t i, n = 0;
 
 	if (!u->keep)
-		return;
+		return NULL;
+	old = calloc(1, sizeof(*old));
+	if (old) {
+		old->multi_fd = -1;
+		old->kept_fd = -1;
+		old->links = calloc(u->nlinks ? u->nlinks : 1,
+				    sizeof(*old->links));
+		if (!old->links) {
+			free(old);
+			old = NULL;
+		}
+	}
 	if (u->multi_fd >= 0) {
-		close(u->multi_fd);
+		if (old)
+			old->multi_fd = u->multi_fd;
+		else
+			close(u->multi_fd);
 		u->multi_fd = u->kept_fd;
 		u->kept_fd = -1;
 	} else {
 		for (i = 0; i < u->nlinks; i++) {
 			if (u->keep[i])
 				u->links[n++] = u->links[i];
+			else if (old)
+				old->links[old->nlinks++] = u->links[i];
 			else
 				bpf_link__destroy(u->links[i]);
 		}
@@ -357,6 +372,12 @@ void uprobes__replace_end(struct uprobes *u)
 	memset(&u->kept, 0, sizeof(u->kept));
 	free(u->keep);
 	u->keep = NULL;
+	return old;
+}
+
+void uprobes__replace_end(struct uprobes *u)
+{
+	uprobes__detach(replace_switch(u));
 }
 
 void uprobes__replace_abort(struct uprobes *u)
@@ -367,4 +388,82 @@ void uprobes__replace_abort(struct uprobes *u)
 	uprobe_list__free(&u->kept);
 	free(u->keep);
 	u->keep = NULL;
+}
+
+struct uprobes_closing {
+	pthread_t thread;
+	struct uprobes *us[UPROBES_AT_ONCE];
+	size_t n;
+	int done;
+};
+
+static void *closing_thread(void *arg)
+{
+	struct uprobes_closing *c = arg;
+
+	uprobes__each_at_once(c->us, c->n, uprobes__detach);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Detach US[0..N) from a thread of its own, into *OUT (NULL when done
+ * already: no memory or no thread, then detached now). */
+static void closing__start(struct uprobes **us, size_t n,
+			   struct uprobes_closing **out)
+{
+	struct uprobes_closing *c;
+
+	*out = NULL;
+	if (!n)
+		return;
+	c = calloc(1, sizeof(*c));
+	if (c && n <= UPROBES_AT_ONCE) {
+		memcpy(c->us, us, n * sizeof(*us));
+		c->n = n;
+		if (!pthread_create(&c->thread, NULL, closing_thread, c)) {
+			*out = c;
+			return;
+		}
+	}
+	free(c);
+	uprobes__each_at_once(us, n, uprobes__detach);
+}
+
+void uprobes__detach_later(struct uprobes **us, size_t n,
+			   struct uprobes_closing **out)
+{
+	size_t i;
+
+	closing__start(us, n, out);
+	for (i = 0; i < n; i++)
+		us[i] = NULL;
+}
+
+void uprobes__replace_end_later(struct uprobes **us, size_t n,
+				struct uprobes_closing **out)
+{
+	struct uprobes *old[UPROBES_AT_ONCE];
+	size_t i, m = 0;
+
+	/* a probe of a link of its own counts until it is gone: now */
+	for (i = 0; i < n && i < UPROBES_AT_ONCE; i++) {
+		if (us[i]->multi_fd >= 0)
+			old[m++] = replace_switch(us[i]);
+		else
+			uprobes__replace_end(us[i]);
+	}
+	closing__start(old, m, out);
+}
+
+bool uprobes_closing__done(const struct uprobes_closing *c)
+{
+	return !c || __atomic_load_n(&c->done, __ATOMIC_ACQUIRE);
+}
+
+void uprobes_closing__wait(struct uprobes_closing *c)
+{
+	if (!c)
+		return;
+	pthread_join(c->thread, NULL);
+	free(c);
 }

@@ -81,8 +81,29 @@ typedef bool (*uprobes_keep_fn)(void *ctx, uint64_t cookie);
 int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
 			   unsigned int gen);
 void uprobes__replace_end(struct uprobes *u);
-/* uprobes__replace_end() of each of US[0..N), at once. */
-void uprobes__replace_end_many(struct uprobes **us, size_t n);
 void uprobes__replace_abort(struct uprobes *u);
+
+/*
+ * Closing in the background: a uprobe_multi link's probes are gone as
+ * soon as its close begins, and the close then waits for a grace period
+ * (tens of ms) that the caller need not wait for.
+ *   uprobes__detach_later() detaches US[0..N) (NULLs are fine; N at most
+ *     UPROBES_AT_ONCE) and sets them to NULL;
+ *   uprobes__replace_end_later() ends the replacement of each of
+ *     US[0..N): they hold their kept probes when it returns (and the
+ *     probes not kept of a link each, which the generations cannot tell
+ *     apart, are gone);
+ * both at once from threads of their own, into *OUT: what is still
+ * closing (NULL when nothing is: without memory or threads, they close
+ * before returning). uprobes_closing__done() says whether all of *OUT has
+ * closed; uprobes_closing__wait() waits until it has, and frees it.
+ */
+struct uprobes_closing;
+void uprobes__detach_later(struct uprobes **us, size_t n,
+			   struct uprobes_closing **out);
+void uprobes__replace_end_later(struct uprobes **us, size_t n,
+				struct uprobes_closing **out);
+bool uprobes_closing__done(const struct uprobes_closing *c);
+void uprobes_closing__wait(struct uprobes_closing *c);
 
 #endif
