@@ -80,13 +80,11 @@ static __always_inline bool overhead__hit(__u64 cookie, bool call)
 	h = bpf_map_lookup_elem(&probe_hits, &idx);
 	if (h)
 		probe_hits__add(h, cookie, call);
-	if (state == PROBE_GEN_LIVE)
-		return true;
-	slot = PROBE_PAID_TRIAL;
+	slot = state == PROBE_GEN_LIVE ? PROBE_PAID_LIVE : PROBE_PAID_TRIAL;
 	h = bpf_map_lookup_elem(&probe_paid, &slot);
 	if (h)
 		probe_hits__add(h, cookie, call);
-	return false;
+	return state == PROBE_GEN_LIVE;
 }
 
 /* Is the hit of another process than -p's or -c's? PID_TGID is the

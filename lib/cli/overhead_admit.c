@@ -239,11 +239,19 @@ static void groups__close(struct overhead_limit *l, struct group *gs,
 	overhead__closing_add(l, c, gens, m);
 }
 
-/* Attach G's probes that KEEP holds (NULL: all), in links of generations
- * of their own in STATE. On failure nothing of G stays attached. */
+/* Which of a group's requests to attach. */
+enum group_reqs {
+	REQS_ALL,
+	REQS_TRIED,		/* all but returns tried by their calls */
+	REQS_BY_CALLS,		/* those alone */
+};
+
+/* Attach G's probes that KEEP holds (NULL: all) of the requests WHICH
+ * says, in links of generations of their own in STATE. On failure nothing
+ * of G stays attached. */
 static int group__attach(struct overhead_limit *l, struct group *g,
 			 const bool *keep, __u32 lo,
-			 enum probe_gen_state state)
+			 enum probe_gen_state state, enum group_reqs which)
 {
 	struct uprobe_list list = { 0 };
 	size_t k;
@@ -252,6 +260,9 @@ static int group__attach(struct overhead_limit *l, struct group *g,
 	for (k = 0; k < l->nreqs && !err; k++) {
 		const struct overhead_request *r = &l->reqs[k];
 
+		if ((which == REQS_TRIED && r->by_calls) ||
+		    (which == REQS_BY_CALLS && !r->by_calls))
+			continue;
 		gen = overhead__gen_alloc(l, state);
 		if (gen < 0) {
 			err = gen;
@@ -355,7 +366,26 @@ struct trial {
 	struct probe_hits *before;	/* hits before, then after, the trial */
 	struct probe_hits *after;
 	double end_ns;			/* when it ended */
+	__u8 *return_kind;		/* per index, of its returns by calls */
 };
+
+/* The costliest site of an index's returns tried by its calls. */
+enum return_kind { RETURN_NONE, RETURN_EMULATED, RETURN_STEPPED };
+
+/* What index I's returns tried by its calls cost a call: one return at
+ * its costliest site (0: none). */
+static double return_ns(const struct overhead_limit *l, const struct trial *t,
+			__u32 i)
+{
+	switch (t->return_kind[i]) {
+	case RETURN_EMULATED:
+		return overhead__hits_ns(l, 1, 0);
+	case RETURN_STEPPED:
+		return overhead__hits_ns(l, 0, 1);
+	default:
+		return 0;
+	}
+}
 
 /* B up to its group N. */
 static void batch__cut(struct batch *b, size_t n)
@@ -390,7 +420,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		err = group__attach(l, &b->groups[j], NULL, 0,
-				    PROBE_GEN_TRIAL);
+				    PROBE_GEN_TRIAL, REQS_TRIED);
 		if (!err && j + 1 < b->ngroups)
 			err = trial_paid(l, &from, &t->paid_ns);
 		/* what has cost the cap is the batch: the rest is for the next */
@@ -416,10 +446,11 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	for (i = b->lo; i < b->hi && !err; i++) {
 		before = t->before[i - b->lo];
 		after = t->after[i - b->lo];
+		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
 		t->rate[i - b->lo] = overhead__hits_ns(l,
 				after.emulated - before.emulated,
-				after.stepped - before.stepped) / secs;
-		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
+				after.stepped - before.stepped) / secs +
+			t->calls[i - b->lo] * return_ns(l, t, i);
 		t->before[i - b->lo] = after;
 	}
 	return err;
@@ -514,7 +545,12 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
 
-		if (group__nkept(g, b, t->keep) == g->run.hi - g->run.lo)
+		if (group__nkept(g, b, t->keep) != g->run.hi - g->run.lo)
+			continue;
+		/* the returns that were not on trial, before the calls */
+		err = group__attach(l, g, NULL, 0, PROBE_GEN_LIVE,
+				    REQS_BY_CALLS);
+		if (!err)
 			err = group__keep(l, g);
 	}
 	/* the others: what group__keep() took is not closed */
@@ -526,7 +562,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 		if (!nkept || nkept == g->run.hi - g->run.lo)
 			continue;
 		err = group__attach(l, g, t->keep + (g->run.lo - b->lo),
-				    g->run.lo, PROBE_GEN_LIVE);
+				    g->run.lo, PROBE_GEN_LIVE, REQS_ALL);
 		if (!err)
 			err = group__keep(l, g);
 	}
@@ -592,6 +628,48 @@ static int count_untried(struct overhead_limit *l, const size_t *from)
 	return 0;
 }
 
+/*
+ * Returns by calls: a request of returns (where calls end, one hit a
+ * call) whose every index has its calls probed by another request is not
+ * attached on trial; what it will cost follows from the calls the trial
+ * counts, at the cost of the index's costliest return site (a trial of the
+ * calls alone costs a twentieth, where returns are single-stepped). Into
+ * T->return_kind, per index.
+ */
+static int returns__by_calls(struct overhead_limit *l, struct trial *t)
+{
+	bool *called = calloc(l->nindexes ? l->nindexes : 1, sizeof(*called));
+	const struct uprobe_list *list;
+	struct overhead_request *r;
+	size_t j, k;
+	__u32 i;
+
+	if (!called)
+		return gt_error(-ENOMEM, "out of memory");
+	for (k = 0; k < l->nreqs; k++)
+		for (j = 0; !l->reqs[k].returns && j < l->reqs[k].list.n; j++)
+			if (COOKIE_INDEX(l->reqs[k].list.cookies[j]) < l->nindexes)
+				called[COOKIE_INDEX(l->reqs[k].list.cookies[j])] = true;
+	for (k = 0; k < l->nreqs; k++) {
+		r = &l->reqs[k];
+		list = &r->list;
+		r->by_calls = r->returns;
+		for (j = 0; r->by_calls && j < list->n; j++) {
+			i = COOKIE_INDEX(list->cookies[j]);
+			r->by_calls = i < l->nindexes && called[i];
+		}
+		for (j = 0; r->by_calls && j < list->n; j++) {
+			i = COOKIE_INDEX(list->cookies[j]);
+			if (list->cookies[j] & COOKIE_STEPPED)
+				t->return_kind[i] = RETURN_STEPPED;
+			else if (t->return_kind[i] == RETURN_NONE)
+				t->return_kind[i] = RETURN_EMULATED;
+		}
+	}
+	free(called);
+	return 0;
+}
+
 /* Groups of about how many probes: GROUP, or more for a large pattern
  * (at most about GROUP_LINKS links in all, a generation each). */
 static size_t group_size(const struct overhead_limit *l)
@@ -632,8 +710,12 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	t.keep = calloc(l->nindexes, sizeof(*t.keep));
 	t.before = calloc(l->nindexes, sizeof(*t.before));
 	t.after = calloc(l->nindexes, sizeof(*t.after));
-	if (!from || !t.rate || !t.calls || !t.keep || !t.before || !t.after)
+	t.return_kind = calloc(l->nindexes, sizeof(*t.return_kind));
+	if (!from || !t.rate || !t.calls || !t.keep || !t.before || !t.after ||
+	    !t.return_kind)
 		err = gt_error(-ENOMEM, "out of memory");
+	if (!err)
+		err = returns__by_calls(l, &t);
 	for (b.lo = 0; b.lo < l->nindexes && !err && !stop(ctx); b.lo = b.hi) {
 		err = batch__grow(l, &b, from, size > gsize ? size : gsize,
 				  gsize);
@@ -682,5 +764,6 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	free(t.keep);
 	free(t.before);
 	free(t.after);
+	free(t.return_kind);
 	return err ? err : (int)(l->nrefused - nrefused);
 }

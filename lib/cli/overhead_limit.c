@@ -279,10 +279,11 @@ static int attach_now(struct overhead_limit *l, struct bpf_program *prog,
 	return err;
 }
 
-/* Keep PROG at LIST for overhead_limit__admit(). */
+/* Keep PROG at LIST for overhead_limit__admit(); RETURNS: where calls
+ * end. */
 static int add_request(struct overhead_limit *l, struct bpf_program *prog,
 		       const char *path, pid_t pid,
-		       const struct uprobe_list *list)
+		       const struct uprobe_list *list, bool returns)
 {
 	struct overhead_request *r;
 	size_t i;
@@ -296,6 +297,7 @@ static int add_request(struct overhead_limit *l, struct bpf_program *prog,
 	memset(r, 0, sizeof(*r));
 	r->prog = prog;
 	r->pid = pid;
+	r->returns = returns;
 	r->path = strdup(path);
 	if (!r->path)
 		return gt_error(-ENOMEM, "out of memory");
@@ -307,15 +309,22 @@ static int add_request(struct overhead_limit *l, struct bpf_program *prog,
 	return err;
 }
 
-int overhead_limit__attach(struct overhead_limit *l, struct bpf_program *prog,
-			   const char *path, pid_t pid,
-			   const struct uprobe_list *list)
+static int attach(struct overhead_limit *l, struct bpf_program *prog,
+		  const char *path, pid_t pid, const struct uprobe_list *list,
+		  bool returns)
 {
 	if (!list->n)
 		return 0;
 	if (l->nindexes > OVERHEAD_TRY_OVER && uprobes__multi_supported())
-		return add_request(l, prog, path, pid, list);
+		return add_request(l, prog, path, pid, list, returns);
 	return attach_now(l, prog, path, pid, list);
+}
+
+int overhead_limit__attach(struct overhead_limit *l, struct bpf_program *prog,
+			   const char *path, pid_t pid,
+			   const struct uprobe_list *list)
+{
+	return attach(l, prog, path, pid, list, false);
 }
 
 int overhead_limit__attach_calls(struct overhead_limit *l,
@@ -324,8 +333,8 @@ int overhead_limit__attach_calls(struct overhead_limit *l,
 				 struct bpf_program *exit, const char *path,
 				 pid_t pid)
 {
-	return overhead_limit__attach(l, exit, path, pid, &cp->exits) ?:
-	       overhead_limit__attach(l, entry, path, pid, &cp->entries);
+	return attach(l, exit, path, pid, &cp->exits, true) ?:
+	       attach(l, entry, path, pid, &cp->entries, false);
 }
 
 bool overhead_limit__pending(const struct overhead_limit *l)
@@ -539,27 +548,20 @@ double overhead__kept_cost(const struct overhead_limit *l)
 	return kept;
 }
 
-/* What the live probes cost since the last check, in ns: all paid less
- * what the trials paid. */
+/* What the live probes cost since the last check, in ns. */
 static int live_paid(struct overhead_limit *l, double *ns)
 {
 	struct overhead_ledger *g = &l->ledger;
-	struct probe_hits all, trial;
+	struct probe_hits live;
 	int err;
 
-	err = percpu_map__sum(l->paid_fd, PROBE_PAID_ALL, (__u64 *)&all,
+	err = percpu_map__sum(l->paid_fd, PROBE_PAID_LIVE, (__u64 *)&live,
 			      HITS_WORDS);
-	if (!err)
-		err = percpu_map__sum(l->paid_fd, PROBE_PAID_TRIAL,
-				      (__u64 *)&trial, HITS_WORDS);
 	if (err)
 		return err;
-	*ns = overhead__hits_ns(l, all.emulated - g->checked_all.emulated,
-				all.stepped - g->checked_all.stepped) -
-	      overhead__hits_ns(l, trial.emulated - g->checked_trial.emulated,
-				trial.stepped - g->checked_trial.stepped);
-	g->checked_all = all;
-	g->checked_trial = trial;
+	*ns = overhead__hits_ns(l, live.emulated - g->checked_live.emulated,
+				live.stepped - g->checked_live.stepped);
+	g->checked_live = live;
 	return 0;
 }
 

@@ -18,7 +18,12 @@
  * with links of their own. A batch is attached on trial (its hits
  * accounted, not counted) for 10 ms, or until it has cost half of what the
  * last second left of the budget (at most a quarter of it): then no more
- * of its groups are attached. Each index's rate of cost on trial decides:
+ * of its groups are attached. Returns whose functions' calls are probed
+ * too (gofunclatency's, gofuncgraph's exits) are not on trial: a return
+ * per call, at the cost of the function's costliest return site, is what
+ * they will cost (a single-stepped return costs twenty times an emulated
+ * entry on some machines: trials of the calls alone cost that much less).
+ * Each index's rate of cost on trial decides:
  * the cheapest are kept as long as all kept cost at most half the budget
  * (and each at most an eighth), the others are not attached. A group kept
  * whole goes live as it is; the others are closed at once and what they
@@ -29,8 +34,8 @@
  * second of that, batches are refused untried until they cost less.
  *
  * The check (overhead_limit__check(), a hundred times a second): what the
- * live probes cost since the last check (the ledger's hits less the
- * trials'); when that is over PCT% of one CPU and so is the last second,
+ * live probes cost since the last check (their hits, apart from those on
+ * trial or being closed); when that is over PCT% of one CPU and so is the last second,
  * or once a second, each index's rate since it was last read, times what
  * its hits cost (reading thousands of per-CPU counters costs the tool's
  * CPU, which a busy target shares: ten reads a second of 8,749 of them
@@ -103,6 +108,9 @@ struct overhead_request {
 	char *path;
 	pid_t pid;
 	struct uprobe_list list;	/* sorted by index when admitted */
+	bool returns;			/* where calls end: one hit a call */
+	bool by_calls;			/* returns whose cost a trial of the
+					 * calls tells: not attached on trial */
 };
 
 /* A link the limit attached, of generation GEN. */
@@ -121,8 +129,8 @@ struct overhead_closing {
 /* What the target paid for the probes (ns of its time). */
 struct overhead_ledger {
 	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
-	struct probe_hits checked_all;	/* and PROBE_PAID_ALL and _TRIAL at */
-	struct probe_hits checked_trial;	/* the last check */
+	struct probe_hits checked_live;	/* and PROBE_PAID_LIVE, at the last
+					 * check */
 	struct timespec begun;
 	double total_ns;
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */

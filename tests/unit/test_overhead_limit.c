@@ -35,6 +35,13 @@ static int set_hits(int fd, __u32 i, __u64 calls, __u64 emulated,
 	return err;
 }
 
+/* EMULATED and STEPPED hits of live probes, in all, paid. */
+static int set_live_paid(int paid_fd, __u64 emulated, __u64 stepped)
+{
+	return set_hits(paid_fd, PROBE_PAID_ALL, 0, emulated, stepped) ?:
+	       set_hits(paid_fd, PROBE_PAID_LIVE, 0, emulated, stepped);
+}
+
 /* A per-CPU array of NKEYS struct probe_hits, as the BPF programs have. */
 static int hits_map(const char *name, __u32 nkeys)
 {
@@ -90,8 +97,8 @@ TEST(check_detaches_the_costly)
 	CHECK_EQ_INT(set_hits(fd, 1, 200, 200, 0), 0);
 	CHECK_EQ_INT(set_hits(fd, 2, 10, 10, 0), 0);
 	CHECK_EQ_INT(set_hits(fd, 4, 10000, 0, 20000), 0);
-	/* and in all, as the BPF programs account every hit */
-	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 200210, 20000), 0);
+	/* and in all and as live, as the BPF programs account a live hit */
+	CHECK_EQ_INT(set_live_paid(paid_fd, 200210, 20000), 0);
 	sleep_ms(110);
 	n = overhead_limit__check(&l);
 	/* the two that cost most go; the rest cost under half */
@@ -117,7 +124,7 @@ TEST(check_detaches_the_costly)
 	CHECK_EQ_INT(l.rounds, 1);
 	/* index 2 gets hot: the next check takes it, and it alone */
 	CHECK_EQ_INT(set_hits(fd, 2, 200010, 200010, 0), 0);
-	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 400210, 20000), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, 400210, 20000), 0);
 	sleep_ms(110);
 	CHECK_EQ_INT(overhead_limit__check(&l), 1);
 	CHECK(overhead_limit__detached(&l, 2) != NULL);
@@ -131,13 +138,20 @@ TEST(check_detaches_the_costly)
 	 * since their last read: index 1's 100 more hits over 100 ms and
 	 * then a second, not over the last 100 ms alone */
 	CHECK_EQ_INT(set_hits(fd, 1, 300, 300, 0), 0);
-	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 400310, 20000), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, 400310, 20000), 0);
 	sleep_ms(110);
 	CHECK_EQ_INT(overhead_limit__check(&l), 0);
 	sleep_ms(1000);
 	CHECK_EQ_INT(overhead_limit__check(&l), 0);
 	CHECK(l.indexes[1].cost_rate > 100 * l.cost.emulated_ns / 1.3 &&
 	      l.indexes[1].cost_rate < 100 * (l.cost.emulated_ns + l.prog_ns) / 1.0);
+	/* what probes on trial or being closed cost is paid, yet it is no
+	 * reason to read the rates: within the second nothing is detached */
+	CHECK_EQ_INT(set_hits(fd, 3, 300000, 300000, 0), 0);
+	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 700310, 20000), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	CHECK(overhead_limit__detached(&l, 3) == NULL);
 	close(fd);
 	close(paid_fd);
 	overhead_limit__free(&l);
