@@ -19,6 +19,9 @@
 #      without -S, the untraced loop and an empty BPF program at the
 #      tracker's sites; gofuncgraph's cost per recorded call and roots a
 #      second (bench/sched.sh)
+#   7. --max-overhead 5 '*' on the stripped net/http fixture under
+#      ApacheBench: each tool's 1-second windows from its start against
+#      untraced ones, beside the loss its ledger predicts (bench/admission.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
@@ -28,7 +31,8 @@
 # BENCH_LAT_CALLS (calls of section 4b, 1000000), BENCH_TRACE_SECS (seconds
 # of each paced run of section 5b, 2), BENCH_TRACE_RATE (its first rate,
 # 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2),
-# BENCH_SCHED_ITEMS (items of section 6a, 20000).
+# BENCH_SCHED_ITEMS (items of section 6a, 20000), BENCH_ADMIT_WINDOWS
+# (windows a tool in section 7, 10).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -80,6 +84,7 @@ if [[ ! -f $BIN ]]; then
 fi
 export BIN
 export SERVER=${BENCH_SERVER:-$FIX/caddy-2.6.2}
+export BENCH_HTTPD=$FIX/httpd-go1.27-stripped
 
 echo "gotools benchmarks: $(uname -r), $(nproc) CPUs, $(bpftrace --version)," \
 	"loop built with $LOOP_GO; logs in $BENCH_WORK"
@@ -93,10 +98,11 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 "$ROOT/bench/latency.sh"
 "$ROOT/bench/trace.sh"
 "$ROOT/bench/sched.sh"
+"$ROOT/bench/admission.sh"
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b; do
+for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done

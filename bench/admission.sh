@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Section 7: --max-overhead 5 '*' on a busy server, each tool in turn: the
+# stripped net/http fixture (tests/fixtures/httpd) under ApacheBench (8 at
+# a time, on loopback), its throughput in 1-second windows from the tool's
+# start against the median of 5 untraced windows just before, beside
+# what the tool's model says: the ledger's cost (% of a CPU on average,
+# said at the end) over the CPU the server used untraced is the share of
+# its throughput the probes should take. Also the tool's own CPU.
+# BENCH_ADMIT_WINDOWS (10) windows a tool.
+source "$(dirname "$0")/lib.sh"
+
+FIXTURE=${BENCH_HTTPD:?run bench/run.sh, not this script}
+TOOLS=$(dirname "$GOFUNCCOUNT")
+WINDOWS=${BENCH_ADMIT_WINDOWS:-10}
+out=$BENCH_WORK/section7.txt
+hz=$(getconf CLK_TCK)
+
+[[ -x $FIXTURE ]] || die "missing $FIXTURE (run tests/fixtures/build.sh)"
+command -v ab >/dev/null || die "ab (ApacheBench) is missing: scripts/setup-deps.sh installs apache2-utils"
+
+# window ADDR: the requests ab completes in one second.
+window() {
+	timeout 10 ab -q -s 5 -t 1 -n 10000000 -c 8 "http://$1/" 2>/dev/null |
+		awk '/^Complete requests:/ { c = $3 } END { print c + 0 }'
+}
+
+# cpu_ticks PID: its user and system time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+"$FIXTURE" >"$BENCH_WORK/httpd.out" 2>&1 &
+spid=$!
+addr=
+for _ in $(seq 100); do
+	addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$BENCH_WORK/httpd.out")
+	[[ -n $addr ]] && break
+	sleep 0.1
+done
+[[ -n $addr ]] || die "the httpd fixture did not start: $(head -2 "$BENCH_WORK/httpd.out")"
+# untraced: 5 windows into U, their median into UNTRACED and the CPU the
+# server used meanwhile (% of one) into SERVER_CPU.
+untraced() {
+	local t0 c0
+	t0=$(date +%s.%N)
+	c0=$(cpu_ticks "$spid")
+	u=()
+	for _ in 1 2 3 4 5; do
+		u+=("$(window "$addr")")
+	done
+	server_cpu=$(awk -v c="$(($(cpu_ticks "$spid") - c0))" -v hz="$hz" \
+		-v t0="$t0" -v t1="$(date +%s.%N)" \
+		'BEGIN { printf "%.0f", 100 * c / hz / (t1 - t0) }')
+	untraced=$(printf '%s\n' "${u[@]}" | median)
+}
+
+{
+	echo "7. --max-overhead 5 '*' on the stripped net/http fixture under ab -c 8 (loopback),"
+	echo "   each tool after 5 untraced windows (their median, req/s, and the CPU the"
+	echo "   server used): $WINDOWS 1-second windows from the tool's start, % of that"
+	echo "   median; the loss measured (1 - their mean) and predicted (the ledger's"
+	echo "   average cost over the server's CPU), their ratio, and the tool's own CPU"
+	printf '   %-13s %9s %6s %-40s %6s %8s %6s %9s %6s %8s\n' tool untraced server \
+		windows median measured ledger predicted ratio "tool CPU"
+} >"$out"
+
+for tool in gofunccount gofunclatency gotrace gofuncgraph; do
+	args=('*')
+	[[ $tool == gofuncgraph ]] && args=(--no-waits 'net/http.(*conn).serve' '*')
+	log=$BENCH_WORK/admit-$tool
+	untraced
+	"$TOOLS/$tool" --max-overhead 5 -p "$spid" "${args[@]}" >"$log.out" 2>"$log.err" &
+	tpid=$!
+	pcts=()
+	for _ in $(seq "$WINDOWS"); do
+		pcts+=("$(awk -v c="$(window "$addr")" -v u="$untraced" 'BEGIN { printf "%.0f", 100 * c / u }')")
+	done
+	tool_cpu=$(awk -v c="$(cpu_ticks "$tpid")" -v hz="$hz" -v n="$WINDOWS" \
+		'BEGIN { printf "%.1f%%", 100 * c / hz / n }')
+	kill -INT "$tpid"
+	wait "$tpid" || die "$tool exited with an error: $(tail -2 "$log.err")"
+	ledger=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$log.err")
+	[[ -n $ledger ]] || die "$tool said nothing of what the probes cost: $(tail -2 "$log.err")"
+	med=$(printf '%s\n' "${pcts[@]}" | median)
+	measured=$(printf '%s\n' "${pcts[@]}" | awk '{ s += $1 } END { printf "%.1f", 100 - s / NR }')
+	predicted=$(awk -v l="$ledger" -v s="$server_cpu" 'BEGIN { printf "%.1f", 100 * l / s }')
+	printf '   %-13s %9s %5s%% %-40s %5s%% %7s%% %5s%% %8s%% %6s %8s\n' \
+		"$tool" "$untraced" "$server_cpu" "${pcts[*]}" \
+		"$med" "$measured" "$ledger" "$predicted" \
+		"$(ratio "$measured" "$predicted")" "$tool_cpu" >>"$out"
+	note "section 7: $tool done"
+done
+kill -TERM "$spid"
+wait "$spid" || true
