@@ -279,15 +279,6 @@ static void uprobes__each_at_once(struct uprobes **us, size_t n,
 	}
 }
 
-void uprobes__detach_many(struct uprobes **us, size_t n)
-{
-	size_t i;
-
-	uprobes__each_at_once(us, n, uprobes__detach);
-	for (i = 0; i < n; i++)
-		us[i] = NULL;
-}
-
 const struct uprobe_list *uprobes__list(const struct uprobes *u)
 {
 	return &u->list;
@@ -342,11 +333,13 @@ static struct uprobes *replace_switch(struct uprobes *u)
 	if (old) {
 		old->multi_fd = -1;
 		old->kept_fd = -1;
-		old->links = calloc(u->nlinks ? u->nlinks : 1,
-				    sizeof(*old->links));
-		if (!old->links) {
-			free(old);
-			old = NULL;
+		if (u->multi_fd < 0) {
+			old->links = calloc(u->nlinks ? u->nlinks : 1,
+					    sizeof(*old->links));
+			if (!old->links) {
+				free(old);
+				old = NULL;
+			}
 		}
 	}
 	if (u->multi_fd >= 0) {

@@ -50,15 +50,8 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);
 
-/*
- * uprobes__detach() each of US[0..N) (NULLs are fine) and set it to NULL:
- * at once, from threads of their own (UPROBES_AT_ONCE at a time). Closing
- * a link waits for a grace period of tens of ms after its probes are gone;
- * one after the other, the last link's probes would stay for all the
- * others' waits.
- */
+/* Links closed at once (uprobes__detach_later()), at most. */
 #define UPROBES_AT_ONCE	32
-void uprobes__detach_many(struct uprobes **us, size_t n);
 
 /* The probes attached by U. */
 const struct uprobe_list *uprobes__list(const struct uprobes *u);
@@ -86,7 +79,9 @@ void uprobes__replace_abort(struct uprobes *u);
 /*
  * Closing in the background: a uprobe_multi link's probes are gone as
  * soon as its close begins, and the close then waits for a grace period
- * (tens of ms) that the caller need not wait for.
+ * (tens of ms) that the caller need not wait for; links are closed at
+ * once, from threads of their own (one after the other, the last link's
+ * probes would stay for all the others' waits).
  *   uprobes__detach_later() detaches US[0..N) (NULLs are fine; N at most
  *     UPROBES_AT_ONCE) and sets them to NULL;
  *   uprobes__replace_end_later() ends the replacement of each of
