@@ -75,16 +75,18 @@ static __always_inline bool overhead__hit(__u64 cookie, bool call)
 	if (h)
 		probe_hits__add(h, cookie, call);
 	state = probe_gen_state[gen & (COOKIE_GENS - 1)];
-	if (state == PROBE_GEN_DEAD)
-		return false;
-	h = bpf_map_lookup_elem(&probe_hits, &idx);
-	if (h)
-		probe_hits__add(h, cookie, call);
-	slot = state == PROBE_GEN_LIVE ? PROBE_PAID_LIVE : PROBE_PAID_TRIAL;
+	if (state != PROBE_GEN_DEAD) {
+		h = bpf_map_lookup_elem(&probe_hits, &idx);
+		if (h)
+			probe_hits__add(h, cookie, call);
+	}
+	if (state == PROBE_GEN_LIVE)
+		return true;
+	slot = state == PROBE_GEN_DEAD ? PROBE_PAID_DEAD : PROBE_PAID_TRIAL;
 	h = bpf_map_lookup_elem(&probe_paid, &slot);
 	if (h)
 		probe_hits__add(h, cookie, call);
-	return state == PROBE_GEN_LIVE;
+	return false;
 }
 
 /* Is the hit of another process than -p's or -c's? PID_TGID is the

@@ -23,11 +23,12 @@ enum probe_gen_state {
 };
 
 /* The slots of probe_paid: the hits of all probes (dead ones too: a trap
- * costs as much), those on trial, and those live. */
+ * costs as much), those on trial and those dead; the live ones are the
+ * rest (a live hit, the most common, adds to one slot only). */
 enum probe_paid_slot {
 	PROBE_PAID_ALL = 0,
 	PROBE_PAID_TRIAL = 1,
-	PROBE_PAID_LIVE = 2,
+	PROBE_PAID_DEAD = 2,
 	PROBE_PAID_SLOTS = 3,
 };
 

@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "cli/overhead_internal.h"
 #include "core/mem.h"
-#include "cli/percpu_map.h"
 
 #define TRIAL_NS	10000000.0	/* a batch's trial, at most */
 #define POLL_NS		1000000L	/* what it cost, read every ms */
@@ -20,7 +19,6 @@
 #define BATCH_FIRST	64		/* probes */
 #define BATCH_MIN	16
 #define BATCH_MAX	512
-#define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
 
 static void sleep_ns(long ns)
 {
@@ -312,13 +310,10 @@ static int trial_paid(struct overhead_limit *l, const struct probe_hits *from,
 	struct probe_hits now;
 	int err;
 
-	err = percpu_map__sum(l->paid_fd, PROBE_PAID_TRIAL, (__u64 *)&now,
-			      HITS_WORDS);
-	if (err)
-		return err;
-	*ns = overhead__hits_ns(l, now.emulated - from->emulated,
-				now.stepped - from->stepped);
-	return 0;
+	err = overhead__read_paid(l, PROBE_PAID_TRIAL, &now);
+	if (!err)
+		*ns = overhead__grown_ns(l, &now, from);
+	return err;
 }
 
 /*
@@ -411,8 +406,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	__u32 i;
 
 	t->paid_ns = 0;
-	err = percpu_map__sum(l->paid_fd, PROBE_PAID_TRIAL, (__u64 *)&from,
-			      HITS_WORDS);
+	err = overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
 	if (!err)
 		err = overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
 	if (err)
@@ -447,10 +441,8 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		before = t->before[i - b->lo];
 		after = t->after[i - b->lo];
 		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
-		t->rate[i - b->lo] = overhead__hits_ns(l,
-				after.emulated - before.emulated,
-				after.stepped - before.stepped) / secs +
-			t->calls[i - b->lo] * return_ns(l, t, i);
+		t->rate[i - b->lo] = overhead__grown_ns(l, &after, &before) /
+				     secs + t->calls[i - b->lo] * return_ns(l, t, i);
 		t->before[i - b->lo] = after;
 	}
 	return err;
@@ -646,10 +638,14 @@ static int returns__by_calls(struct overhead_limit *l, struct trial *t)
 
 	if (!called)
 		return gt_error(-ENOMEM, "out of memory");
-	for (k = 0; k < l->nreqs; k++)
-		for (j = 0; !l->reqs[k].returns && j < l->reqs[k].list.n; j++)
-			if (COOKIE_INDEX(l->reqs[k].list.cookies[j]) < l->nindexes)
-				called[COOKIE_INDEX(l->reqs[k].list.cookies[j])] = true;
+	for (k = 0; k < l->nreqs; k++) {
+		list = &l->reqs[k].list;
+		for (j = 0; !l->reqs[k].returns && j < list->n; j++) {
+			i = COOKIE_INDEX(list->cookies[j]);
+			if (i < l->nindexes)
+				called[i] = true;
+		}
+	}
 	for (k = 0; k < l->nreqs; k++) {
 		r = &l->reqs[k];
 		list = &r->list;

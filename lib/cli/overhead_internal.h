@@ -32,6 +32,15 @@ static inline double overhead__now_ns(void)
 double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
 			 __u64 stepped);
 
+/* What the hits from THEN to NOW cost the target, in ns. */
+double overhead__grown_ns(const struct overhead_limit *l,
+			  const struct probe_hits *now,
+			  const struct probe_hits *then);
+
+/* Read SLOT of probe_paid (enum probe_paid_slot) into *HITS. */
+int overhead__read_paid(struct overhead_limit *l, __u32 slot,
+			struct probe_hits *hits);
+
 /* Read the programs' run time, and so what a run costs. */
 int overhead__read_run_stats(struct overhead_limit *l);
 

@@ -55,6 +55,20 @@ double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
 	       stepped * (l->cost.stepped_ns + l->prog_ns);
 }
 
+double overhead__grown_ns(const struct overhead_limit *l,
+			  const struct probe_hits *now,
+			  const struct probe_hits *then)
+{
+	return overhead__hits_ns(l, now->emulated - then->emulated,
+				 now->stepped - then->stepped);
+}
+
+int overhead__read_paid(struct overhead_limit *l, __u32 slot,
+			struct probe_hits *hits)
+{
+	return percpu_map__sum(l->paid_fd, slot, (__u64 *)hits, HITS_WORDS);
+}
+
 int overhead__read_run_stats(struct overhead_limit *l)
 {
 	struct bpf_prog_info info;
@@ -118,13 +132,11 @@ int overhead__ledger_update(struct overhead_limit *l)
 	double paid, dt;
 	int err;
 
-	err = percpu_map__sum(l->paid_fd, PROBE_PAID_ALL, (__u64 *)&now,
-			      HITS_WORDS);
+	err = overhead__read_paid(l, PROBE_PAID_ALL, &now);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	paid = overhead__hits_ns(l, now.emulated - g->seen.emulated,
-				 now.stepped - g->seen.stepped);
+	paid = overhead__grown_ns(l, &now, &g->seen);
 	g->seen = now;
 	g->total_ns += paid;
 	dt = overhead__ns(&t) - overhead__ns(&g->begun);
@@ -548,20 +560,24 @@ double overhead__kept_cost(const struct overhead_limit *l)
 	return kept;
 }
 
-/* What the live probes cost since the last check, in ns. */
+/* What the live probes cost since the last check, in ns: all paid but
+ * for the probes on trial and those being closed. */
 static int live_paid(struct overhead_limit *l, double *ns)
 {
-	struct overhead_ledger *g = &l->ledger;
-	struct probe_hits live;
+	struct probe_hits *checked = l->ledger.checked, now[PROBE_PAID_SLOTS];
 	int err;
 
-	err = percpu_map__sum(l->paid_fd, PROBE_PAID_LIVE, (__u64 *)&live,
-			      HITS_WORDS);
+	err = percpu_map__sum_all(l->paid_fd, PROBE_PAID_SLOTS, (__u64 *)now,
+				  HITS_WORDS);
 	if (err)
 		return err;
-	*ns = overhead__hits_ns(l, live.emulated - g->checked_live.emulated,
-				live.stepped - g->checked_live.stepped);
-	g->checked_live = live;
+	*ns = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
+				 &checked[PROBE_PAID_ALL]) -
+	      overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
+				 &checked[PROBE_PAID_TRIAL]) -
+	      overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
+				 &checked[PROBE_PAID_DEAD]);
+	memcpy(checked, now, sizeof(now));
 	return 0;
 }
 

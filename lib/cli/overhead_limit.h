@@ -129,8 +129,8 @@ struct overhead_closing {
 /* What the target paid for the probes (ns of its time). */
 struct overhead_ledger {
 	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
-	struct probe_hits checked_live;	/* and PROBE_PAID_LIVE, at the last
-					 * check */
+	/* probe_paid's slots at the last check */
+	struct probe_hits checked[PROBE_PAID_SLOTS];
 	struct timespec begun;
 	double total_ns;
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */

@@ -35,11 +35,11 @@ static int set_hits(int fd, __u32 i, __u64 calls, __u64 emulated,
 	return err;
 }
 
-/* EMULATED and STEPPED hits of live probes, in all, paid. */
+/* EMULATED and STEPPED hits of live probes, in all, paid (a live hit is
+ * in no other slot). */
 static int set_live_paid(int paid_fd, __u64 emulated, __u64 stepped)
 {
-	return set_hits(paid_fd, PROBE_PAID_ALL, 0, emulated, stepped) ?:
-	       set_hits(paid_fd, PROBE_PAID_LIVE, 0, emulated, stepped);
+	return set_hits(paid_fd, PROBE_PAID_ALL, 0, emulated, stepped);
 }
 
 /* A per-CPU array of NKEYS struct probe_hits, as the BPF programs have. */
@@ -149,6 +149,7 @@ TEST(check_detaches_the_costly)
 	 * reason to read the rates: within the second nothing is detached */
 	CHECK_EQ_INT(set_hits(fd, 3, 300000, 300000, 0), 0);
 	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 700310, 20000), 0);
+	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_DEAD, 0, 300000, 0), 0);
 	sleep_ms(110);
 	CHECK_EQ_INT(overhead_limit__check(&l), 0);
 	CHECK(overhead_limit__detached(&l, 3) == NULL);
