@@ -312,7 +312,7 @@ static int trial_paid(struct overhead_limit *l, const struct probe_hits *from,
 
 	err = overhead__read_paid(l, PROBE_PAID_TRIAL, &now);
 	if (!err)
-		*ns = overhead__grown_ns(l, &now, from);
+		*ns = overhead__grown_ns(l, &now, from, false);
 	return err;
 }
 
@@ -374,9 +374,9 @@ static double return_ns(const struct overhead_limit *l, const struct trial *t,
 {
 	switch (t->return_kind[i]) {
 	case RETURN_EMULATED:
-		return overhead__hits_ns(l, 1, 0);
+		return overhead__hits_ns(l, 1, 0, true);
 	case RETURN_STEPPED:
-		return overhead__hits_ns(l, 0, 1);
+		return overhead__hits_ns(l, 0, 1, true);
 	default:
 		return 0;
 	}
@@ -441,8 +441,9 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		before = t->before[i - b->lo];
 		after = t->after[i - b->lo];
 		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
-		t->rate[i - b->lo] = overhead__grown_ns(l, &after, &before) /
-				     secs + t->calls[i - b->lo] * return_ns(l, t, i);
+		t->rate[i - b->lo] =
+			overhead__grown_ns(l, &after, &before, true) / secs +
+			t->calls[i - b->lo] * return_ns(l, t, i);
 		t->before[i - b->lo] = after;
 	}
 	return err;

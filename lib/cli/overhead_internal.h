@@ -28,21 +28,31 @@ static inline double overhead__now_ns(void)
 	return overhead__ns(&t);
 }
 
-/* What hits of each kind cost the target, in ns. */
+/* What hits of each kind cost the target, in ns: of live probes (LIVE),
+ * or of probes whose programs return early (on trial, or closing). */
 double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
-			 __u64 stepped);
+			 __u64 stepped, bool live);
 
-/* What the hits from THEN to NOW cost the target, in ns. */
+/* What the hits from THEN to NOW cost the target, in ns (LIVE: as above). */
 double overhead__grown_ns(const struct overhead_limit *l,
 			  const struct probe_hits *now,
-			  const struct probe_hits *then);
+			  const struct probe_hits *then, bool live);
 
 /* Read SLOT of probe_paid (enum probe_paid_slot) into *HITS. */
 int overhead__read_paid(struct overhead_limit *l, __u32 slot,
 			struct probe_hits *hits);
 
-/* Read the programs' run time, and so what a run costs. */
-int overhead__read_run_stats(struct overhead_limit *l);
+/* What a run of the programs costs, live or early (l->live_ns,
+ * l->early_ns), from their run time NS and runs CNT so far and probe_paid
+ * now, PAID: once RUNS_AVERAGED runs more than at the last estimate. */
+#define RUNS_AVERAGED	1000
+void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
+			  const struct probe_hits *paid);
+
+/* Read the programs' run time, and so what a run costs, live or early:
+ * PAID is probe_paid now. */
+int overhead__read_run_stats(struct overhead_limit *l,
+			     const struct probe_hits *paid);
 
 /* Read probe_paid into the ledger. */
 int overhead__ledger_update(struct overhead_limit *l);

@@ -49,18 +49,20 @@ int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
 }
 
 double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
-			 __u64 stepped)
+			 __u64 stepped, bool live)
 {
-	return emulated * (l->cost.emulated_ns + l->prog_ns) +
-	       stepped * (l->cost.stepped_ns + l->prog_ns);
+	double run = live ? l->live_ns : l->early_ns;
+
+	return emulated * (l->cost.emulated_ns + run) +
+	       stepped * (l->cost.stepped_ns + run);
 }
 
 double overhead__grown_ns(const struct overhead_limit *l,
 			  const struct probe_hits *now,
-			  const struct probe_hits *then)
+			  const struct probe_hits *then, bool live)
 {
 	return overhead__hits_ns(l, now->emulated - then->emulated,
-				 now->stepped - then->stepped);
+				 now->stepped - then->stepped, live);
 }
 
 int overhead__read_paid(struct overhead_limit *l, __u32 slot,
@@ -69,7 +71,61 @@ int overhead__read_paid(struct overhead_limit *l, __u32 slot,
 	return percpu_map__sum(l->paid_fd, slot, (__u64 *)hits, HITS_WORDS);
 }
 
-int overhead__read_run_stats(struct overhead_limit *l)
+/* Hits of SLOT from THEN to NOW. */
+static double hits_grown(const struct probe_hits *now,
+			 const struct probe_hits *then, int slot)
+{
+	return (double)(now[slot].emulated - then[slot].emulated) +
+	       (now[slot].stepped - then[slot].stepped);
+}
+
+/*
+ * The kernel times the programs' runs, not which of them returned early
+ * (a probe on trial is accounted, not counted; a probe of a closing link,
+ * nothing more), and those are most runs while probes are tried: their
+ * average run then says half what a live hit costs (gotrace's: 0.4 us
+ * against 0.8). So the runs of a stretch of mostly early returns tell
+ * what one of those costs, and the others what a live run costs, from
+ * what is left of their run time (of half live runs or more: with fewer,
+ * an error in the early ones' cost grows more than twice in what it
+ * leaves), never less than their average; a stretch mixed in between
+ * changes nothing.
+ */
+void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
+			  const struct probe_hits *paid)
+{
+	double runs, all, live, early, avg;
+
+	/* a few thousand runs make an average */
+	if (cnt < l->run_cnt + RUNS_AVERAGED)
+		return;
+	runs = cnt - l->run_cnt;
+	avg = (ns - l->run_ns) / runs;
+	all = hits_grown(paid, l->run_paid, PROBE_PAID_ALL);
+	early = hits_grown(paid, l->run_paid, PROBE_PAID_TRIAL) +
+		hits_grown(paid, l->run_paid, PROBE_PAID_DEAD);
+	live = all > early ? all - early : 0;
+	if (!l->live_ns) {
+		/* the first average */
+		l->live_ns = l->early_ns = avg;
+	} else if (live <= all / 50) {
+		/* early returns, all but 2% */
+		l->early_ns = avg;
+	} else if (live >= all / 2) {
+		/* live ones, half or more; a run a hit: the early returns'
+		 * share of the runs */
+		live = (ns - l->run_ns -
+			l->early_ns * runs * (1 - live / all)) /
+		       (runs * live / all);
+		l->live_ns = live > avg ? live : avg;
+	}
+	l->run_ns = ns;
+	l->run_cnt = cnt;
+	memcpy(l->run_paid, paid, sizeof(l->run_paid));
+}
+
+int overhead__read_run_stats(struct overhead_limit *l,
+			     const struct probe_hits *paid)
 {
 	struct bpf_prog_info info;
 	__u64 ns = 0, cnt = 0;
@@ -85,12 +141,7 @@ int overhead__read_run_stats(struct overhead_limit *l)
 		ns += info.run_time_ns;
 		cnt += info.run_cnt;
 	}
-	/* a few thousand runs make an average */
-	if (cnt >= l->run_cnt + 1000) {
-		l->prog_ns = (double)(ns - l->run_ns) / (cnt - l->run_cnt);
-		l->run_ns = ns;
-		l->run_cnt = cnt;
-	}
+	overhead__split_runs(l, ns, cnt, paid);
 	return 0;
 }
 
@@ -117,27 +168,47 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 	l->stats_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &l->last);
 	l->ledger.begun = l->last;
+	l->ledger.work_seen = uprobes__work_ns();
 	l->rated_ns = overhead__ns(&l->last);
 	for (i = 0; i < l->nindexes; i++)
 		l->indexes[i].seen_ns = l->rated_ns;
-	return overhead__read_run_stats(l);
+	return 0;
 }
 
 int overhead__ledger_update(struct overhead_limit *l)
 {
 	struct overhead_ledger *g = &l->ledger;
-	struct probe_hits now;
+	struct probe_hits now[PROBE_PAID_SLOTS], *seen = g->seen;
 	struct timespec t;
+	uint64_t work;
 	long slot, second;
 	double paid, dt;
 	int err;
 
-	err = overhead__read_paid(l, PROBE_PAID_ALL, &now);
+	err = percpu_map__sum_all(l->paid_fd, PROBE_PAID_SLOTS, (__u64 *)now,
+				  HITS_WORDS);
+	if (!err)
+		err = overhead__read_run_stats(l, now);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	paid = overhead__grown_ns(l, &now, &g->seen);
-	g->seen = now;
+	work = uprobes__work_ns();
+	/* the live hits (all less those on trial and closing), the early
+	 * returns, and attaching and detaching */
+	paid = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
+				  &seen[PROBE_PAID_ALL], true) -
+	       overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
+				  &seen[PROBE_PAID_TRIAL], true) -
+	       overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
+				  &seen[PROBE_PAID_DEAD], true) +
+	       overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
+				  &seen[PROBE_PAID_TRIAL], false) +
+	       overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
+				  &seen[PROBE_PAID_DEAD], false) +
+	       (work - g->work_seen);
+	g->work_ns += work - g->work_seen;
+	memcpy(seen, now, sizeof(now));
+	g->work_seen = work;
 	g->total_ns += paid;
 	dt = overhead__ns(&t) - overhead__ns(&g->begun);
 	slot = dt / SLOT_NS;
@@ -572,11 +643,11 @@ static int live_paid(struct overhead_limit *l, double *ns)
 	if (err)
 		return err;
 	*ns = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
-				 &checked[PROBE_PAID_ALL]) -
+				 &checked[PROBE_PAID_ALL], true) -
 	      overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
-				 &checked[PROBE_PAID_TRIAL]) -
+				 &checked[PROBE_PAID_TRIAL], true) -
 	      overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
-				 &checked[PROBE_PAID_DEAD]);
+				 &checked[PROBE_PAID_DEAD], true);
 	memcpy(checked, now, sizeof(now));
 	return 0;
 }
@@ -594,9 +665,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	if (dt < CHECK_EVERY_NS || !l->nindexes)
 		return 0;
 	overhead__closings_reap(l, false);
-	err = overhead__read_run_stats(l);
-	if (!err)
-		err = overhead__ledger_update(l);
+	err = overhead__ledger_update(l);
 	if (!err)
 		err = live_paid(l, &live);
 	if (err)
@@ -620,7 +689,7 @@ int overhead_limit__check(struct overhead_limit *l)
 		if (!x->attached || x->detached || delta[i].secs <= 0)
 			continue;
 		x->cost_rate = overhead__hits_ns(l, delta[i].hits.emulated,
-						 delta[i].hits.stepped) /
+						 delta[i].hits.stepped, true) /
 			       delta[i].secs;
 		x->detached_rate = delta[i].hits.calls / delta[i].secs;
 	}
@@ -726,10 +795,11 @@ void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 	worst = g->worst_ns;
 	if (g->second_ns > worst)
 		worst = g->second_ns;
-	fprintf(f, "%s: the probes cost the target %.2f%% of a CPU on average, "
-		"%.2f%% in the costliest second; %zu function%s not attached, "
-		"%zu detached", tool,
-		secs > 0 ? g->total_ns / secs / 1e7 : 0.0, worst / 1e7,
+	fprintf(f, "%s: the probes cost the target %.2f%% of a CPU on average "
+		"(%.2f%% attaching and detaching them), %.2f%% in the "
+		"costliest second; %zu function%s not attached, %zu detached",
+		tool, secs > 0 ? g->total_ns / secs / 1e7 : 0.0,
+		secs > 0 ? g->work_ns / secs / 1e7 : 0.0, worst / 1e7,
 		l->nrefused, l->nrefused == 1 ? "" : "s", l->ndetached);
 	if (l->nuntried)
 		fprintf(f, ", %zu not tried (the trace ended first)",

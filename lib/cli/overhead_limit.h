@@ -7,10 +7,15 @@
  * kernel emulates the probed instruction, ten times that on some virtual
  * machines where it single-steps it (probe/hit_cost.h, measured at start),
  * plus the BPF program's own run time (the kernel's BPF statistics, on
- * while the option is). The BPF programs account every hit by cookie index
- * (a counter, a function, a row) and kind of site, and in all, those of
- * links being closed too (bpf/overhead.h); a ledger turns those into what
- * the target paid, per 100 ms and per second.
+ * while the option is): a live probe's run, or a shorter one where the
+ * program returns early, on trial or closing (their averages told apart
+ * by stretches of mostly one kind, overhead__split_runs()). The BPF
+ * programs account every hit by cookie index (a counter, a function, a
+ * row) and kind of site, and in all, those on trial and of links being
+ * closed apart (bpf/overhead.h); a ledger turns those, and the CPU time
+ * attaching and detaching took (uprobes__work_ns(): the kernel writes
+ * breakpoints into the target's memory, its memory map locked), into
+ * what the target paid, per 100 ms and per second.
  *
  * Admission (overhead_limit__admit(), for patterns of more than
  * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): the probes are not
@@ -27,16 +32,17 @@
  * the cheapest are kept as long as all kept cost at most half the budget
  * (and each at most an eighth), the others are not attached. A group kept
  * whole goes live as it is; the others are closed at once and what they
- * keep is attached anew. A new trial waits until the last second's cost
- * leaves room for it; when the kept ones turn out to cost more than their
- * trial said, the check below detaches the most costly. While the kept
- * cost more than half the budget, a trial can keep nothing: after a
- * second of that, batches are refused untried until they cost less.
+ * keep is attached anew. A new trial waits until the last
+ * second's cost leaves room for it; when the kept ones turn out to cost
+ * more than their trial said, the check below detaches the most costly.
+ * While the kept cost more than half the budget, a trial can keep
+ * nothing: after a second of that, batches are refused untried until they
+ * cost less.
  *
  * The check (overhead_limit__check(), a hundred times a second): what the
  * live probes cost since the last check (their hits, apart from those on
- * trial or being closed); when that is over PCT% of one CPU and so is the last second,
- * or once a second, each index's rate since it was last read, times what
+ * trial or being closed); when that is over PCT% of one CPU and so is the
+ * last second, or once a second, each index's rate since it was last read, times what
  * its hits cost (reading thousands of per-CPU counters costs the tool's
  * CPU, which a busy target shares: ten reads a second of 8,749 of them
  * took 3% of a CPU); when their sum is over PCT%, the most costly indexes
@@ -128,11 +134,13 @@ struct overhead_closing {
 
 /* What the target paid for the probes (ns of its time). */
 struct overhead_ledger {
-	struct probe_hits seen;		/* probe_paid's PROBE_PAID_ALL, last read */
+	struct probe_hits seen[PROBE_PAID_SLOTS]; /* probe_paid, last read */
 	/* probe_paid's slots at the last check */
 	struct probe_hits checked[PROBE_PAID_SLOTS];
 	struct timespec begun;
+	uint64_t work_seen;		/* uprobes__work_ns(), last read */
 	double total_ns;
+	double work_ns;			/* of it: attaching, detaching */
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */
 	long slot;			/* of the last read, in 100 ms from begun */
 	double second_ns;		/* in the whole second going on */
@@ -158,8 +166,13 @@ struct overhead_limit {
 	int prog_fds[OVERHEAD_MAX_PROGS];
 	size_t nprogs;
 	int stats_fd;
-	__u64 run_ns, run_cnt;		/* of the programs, at the last read */
-	double prog_ns;			/* a run, on average */
+	/* the programs' run time and runs, and probe_paid, when a run's
+	 * cost was last estimated */
+	__u64 run_ns, run_cnt;
+	struct probe_hits run_paid[PROBE_PAID_SLOTS];
+	double live_ns;			/* a run of a live probe */
+	double early_ns;		/* a run that returns early: a probe
+					 * on trial, or of a link closing */
 	/* what the tool asked for, and what is attached (in that order) */
 	struct overhead_request *reqs;
 	size_t nreqs, reqs_cap;
@@ -295,9 +308,9 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 
 /*
  * At the end, on F: "TOOL: the probes cost the target A% of a CPU on
- * average, W% in the costliest second; N functions not attached, D
- * detached" (and ", U not tried (the trace ended first)" when some were
- * not).
+ * average (B% attaching and detaching them), W% in the costliest second;
+ * N functions not attached, D detached" (and ", U not tried (the trace
+ * ended first)" when some were not).
  */
 void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 				const char *tool);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
@@ -109,6 +110,28 @@ bool uprobes__multi_supported(void)
 	return supported;
 }
 
+/* What attaching and detaching took of the CPU, in all threads, in ns. */
+static uint64_t work_ns;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* This thread's CPU time since SINCE (thread_cpu_ns()) into work_ns. */
+static void work_add(uint64_t since)
+{
+	__atomic_fetch_add(&work_ns, thread_cpu_ns() - since, __ATOMIC_RELAXED);
+}
+
+uint64_t uprobes__work_ns(void)
+{
+	return __atomic_load_n(&work_ns, __ATOMIC_RELAXED);
+}
+
 int uprobes__prepare(struct bpf_program *prog)
 {
 	if (!uprobes__multi_supported())
@@ -186,6 +209,7 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 	const uint64_t *offsets = list->offsets, *cookies = list->cookies;
 	size_t n = list->n;
 	struct uprobes *u;
+	uint64_t since = thread_cpu_ns();
 	int err = 0;
 
 	u = calloc(1, sizeof(*u));
@@ -214,6 +238,7 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 	} else {
 		err = attach_one_by_one(u, prog, path, pid, offsets, cookies, n);
 	}
+	work_add(since);
 	if (err) {
 		uprobes__detach(u);
 		return err;
@@ -224,6 +249,7 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 
 void uprobes__detach(struct uprobes *u)
 {
+	uint64_t since = thread_cpu_ns();
 	size_t i;
 
 	if (!u)
@@ -233,6 +259,7 @@ void uprobes__detach(struct uprobes *u)
 		close(u->multi_fd);
 	for (i = 0; i < u->nlinks; i++)
 		bpf_link__destroy(u->links[i]);
+	work_add(since);
 	free(u->links);
 	free(u->path);
 	uprobe_list__free(&u->list);
@@ -287,6 +314,7 @@ const struct uprobe_list *uprobes__list(const struct uprobes *u)
 int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
 			   unsigned int gen)
 {
+	uint64_t since = thread_cpu_ns();
 	uint64_t cookie;
 	size_t i;
 	int err = 0, fd;
@@ -316,6 +344,7 @@ int uprobes__replace_begin(struct uprobes *u, uprobes_keep_fn keep, void *ctx,
 	}
 	if (err)
 		uprobes__replace_abort(u);
+	work_add(since);
 	return err;
 }
 

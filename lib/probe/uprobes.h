@@ -50,6 +50,15 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 /* Detach everything and free U (NULL is fine). */
 void uprobes__detach(struct uprobes *u);
 
+/*
+ * The CPU time attaching and detaching probes took so far, in every
+ * thread (ns): the kernel's work writing breakpoints into the traced
+ * program's memory and out of it (its memory map locked meanwhile, its
+ * CPUs interrupted to flush what they cached of the page), which
+ * --max-overhead counts as a cost to the target.
+ */
+uint64_t uprobes__work_ns(void);
+
 /* Links closed at once (uprobes__detach_later()), at most. */
 #define UPROBES_AT_ONCE	32
 

@@ -63,7 +63,7 @@ admit_case() {
 		fail "$name" "exit $rc: $(head -3 "$out.err")"
 	elif [[ $failed -ne 0 ]]; then
 		fail "$name" "$failed requests failed; $said"
-	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average, [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
+	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average ([0-9.]*% attaching and detaching them), [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
 	elif ! grep -q "over --max-overhead 5%: [0-9]* of [0-9]* probed functions not attached" "$out.err"; then
 		fail "$name" "nothing said not attached on a server this busy: $(tail -2 "$out.err")"

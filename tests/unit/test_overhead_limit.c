@@ -144,7 +144,8 @@ TEST(check_detaches_the_costly)
 	sleep_ms(1000);
 	CHECK_EQ_INT(overhead_limit__check(&l), 0);
 	CHECK(l.indexes[1].cost_rate > 100 * l.cost.emulated_ns / 1.3 &&
-	      l.indexes[1].cost_rate < 100 * (l.cost.emulated_ns + l.prog_ns) / 1.0);
+	      l.indexes[1].cost_rate <
+	      100 * (l.cost.emulated_ns + l.live_ns) / 1.0);
 	/* what probes on trial or being closed cost is paid, yet it is no
 	 * reason to read the rates: within the second nothing is detached */
 	CHECK_EQ_INT(set_hits(fd, 3, 300000, 300000, 0), 0);
@@ -158,21 +159,48 @@ TEST(check_detaches_the_costly)
 	overhead_limit__free(&l);
 }
 
-TEST(ledger_adds_what_was_paid)
+/* A limit of 5% started on maps of its own, and a value of probe_paid,
+ * zeros on every CPU, into *V (freed by ledger__stop()). */
+static int ledger__start(struct overhead_limit *l, int *hits_fd,
+			 int *paid_fd, struct probe_hits **v)
 {
 	static __u8 gen_state[COOKIE_GENS];
+	int err;
+
+	*v = calloc(libbpf_num_possible_cpus(), sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	err = overhead_limit__init(l, 5, NINDEXES);
+	if (!err)
+		err = start(l, hits_fd, paid_fd, gen_state);
+	if (err) {
+		free(*v);
+		overhead_limit__free(l);
+	}
+	return err;
+}
+
+static void ledger__stop(struct overhead_limit *l, int hits_fd, int paid_fd,
+			 struct probe_hits *v)
+{
+	close(hits_fd);
+	close(paid_fd);
+	free(v);
+	overhead_limit__free(l);
+}
+
+TEST(ledger_adds_what_was_paid)
+{
+	int hits_fd, paid_fd, ncpus = libbpf_num_possible_cpus();
 	struct overhead_limit l;
-	int hits_fd, paid_fd, ncpus = libbpf_num_possible_cpus(), err;
-	struct probe_hits *v = calloc(ncpus, sizeof(*v));
+	struct probe_hits *v;
 	__u32 all = PROBE_PAID_ALL;
 	double want;
 
-	CHECK(v != NULL);
-	CHECK_EQ_INT(overhead_limit__init(&l, 5, NINDEXES), 0);
-	err = start(&l, &hits_fd, &paid_fd, gen_state);
-	CHECK_EQ_INT(err, 0);
-	if (err || !v)
+	if (ledger__start(&l, &hits_fd, &paid_fd, &v)) {
+		CHECK(!"a limit started");
 		return;
+	}
 	/* 1,000 emulated and 10 single-stepped hits on CPU 0, and 500
 	 * emulated on the last CPU: no programs, so no run time to add */
 	v[0] = (struct probe_hits){ 1000, 1000, 10 };
@@ -192,10 +220,88 @@ TEST(ledger_adds_what_was_paid)
 	CHECK(overhead__last_second(&l) == 0);
 	CHECK(l.ledger.total_ns > want * 0.999);
 	CHECK(l.ledger.worst_ns > want * 0.999 && l.ledger.worst_ns < want * 1.001);
-	close(hits_fd);
-	close(paid_fd);
-	free(v);
-	overhead_limit__free(&l);
+	ledger__stop(&l, hits_fd, paid_fd, v);
+}
+
+/* The slots of probe_paid: ALL hits in all, TRIAL of them on trial,
+ * DEAD of closing links (all emulated). */
+static void paid_slots(struct probe_hits *paid, __u64 all, __u64 trial,
+		       __u64 dead)
+{
+	memset(paid, 0, PROBE_PAID_SLOTS * sizeof(*paid));
+	paid[PROBE_PAID_ALL].emulated = all;
+	paid[PROBE_PAID_TRIAL].emulated = trial;
+	paid[PROBE_PAID_DEAD].emulated = dead;
+}
+
+TEST(runs_split_live_from_early)
+{
+	struct probe_hits paid[PROBE_PAID_SLOTS];
+	struct overhead_limit l;
+
+	memset(&l, 0, sizeof(l));
+	/* fewer runs than make an average: nothing yet */
+	paid_slots(paid, 999, 0, 0);
+	overhead__split_runs(&l, 99900, 999, paid);
+	CHECK(l.live_ns == 0 && l.early_ns == 0);
+	/* the first average is both: 100 ns a run */
+	paid_slots(paid, 2000, 0, 0);
+	overhead__split_runs(&l, 200000, 2000, paid);
+	CHECK(l.live_ns == 100 && l.early_ns == 100);
+	/* 2,000 runs on trial alone, 50 ns each: an early return's cost */
+	paid_slots(paid, 4000, 2000, 0);
+	overhead__split_runs(&l, 300000, 4000, paid);
+	CHECK(l.early_ns == 50 && l.live_ns == 100);
+	/* half of 2,000 live at 400 ns, half of closing links at 50 */
+	paid_slots(paid, 6000, 2000, 1000);
+	overhead__split_runs(&l, 300000 + 1000 * 400 + 1000 * 50, 6000, paid);
+	CHECK(l.live_ns > 399.999 && l.live_ns < 400.001);
+	CHECK(l.early_ns == 50);
+	/* a third live: too few to tell either, nothing changes */
+	paid_slots(paid, 8000, 3333, 1000);
+	overhead__split_runs(&l, 750000 + 2000 * 1000, 8000, paid);
+	CHECK(l.live_ns > 399.999 && l.live_ns < 400.001);
+	CHECK(l.early_ns == 50);
+	/* a live run never costs less than the average run */
+	paid_slots(paid, 10000, 3333, 2000);
+	overhead__split_runs(&l, 2750000 + 2000 * 20, 10000, paid);
+	CHECK(l.live_ns == 20);
+}
+
+/* Hits of probes on trial cost a trap and an early return; attaching and
+ * detaching costs what it took of the CPU. */
+TEST(ledger_charges_early_runs_less)
+{
+	__u32 all = PROBE_PAID_ALL, trial = PROBE_PAID_TRIAL;
+	struct overhead_limit l;
+	struct probe_hits *v;
+	struct hit_cost cost;
+	int hits_fd, paid_fd;
+	double want, work;
+
+	if (ledger__start(&l, &hits_fd, &paid_fd, &v)) {
+		CHECK(!"a limit started");
+		return;
+	}
+	l.live_ns = 500;
+	l.early_ns = 50;
+	/* 3,000 emulated hits, 1,000 of them on trial */
+	v[0] = (struct probe_hits){ 3000, 3000, 0 };
+	CHECK_EQ_INT(bpf_map_update_elem(paid_fd, &all, v, BPF_ANY), 0);
+	v[0] = (struct probe_hits){ 1000, 1000, 0 };
+	CHECK_EQ_INT(bpf_map_update_elem(paid_fd, &trial, v, BPF_ANY), 0);
+	/* and attaching and detaching probes (measuring their cost does) */
+	work = uprobes__work_ns();
+	CHECK_EQ_INT(hit_cost__measure(&cost), 0);
+	work = uprobes__work_ns() - work;
+	CHECK(work > 0);
+	CHECK_EQ_INT(overhead__ledger_update(&l), 0);
+	want = 2000 * (l.cost.emulated_ns + 500) +
+	       1000 * (l.cost.emulated_ns + 50) + work;
+	CHECK(l.ledger.total_ns > want * 0.999 &&
+	      l.ledger.total_ns < want * 1.001);
+	CHECK(l.ledger.work_ns == work);
+	ledger__stop(&l, hits_fd, paid_fd, v);
 }
 
 TEST(generations_are_apart)
@@ -258,6 +364,8 @@ int main(void)
 {
 	RUN(check_detaches_the_costly);
 	RUN(ledger_adds_what_was_paid);
+	RUN(runs_split_live_from_early);
+	RUN(ledger_charges_early_runs_less);
 	RUN(generations_are_apart);
 	RUN(rates_read_as_people_do);
 	return TEST_SUMMARY();
