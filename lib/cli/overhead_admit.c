@@ -201,10 +201,10 @@ static int run__list(const struct overhead_limit *l, const struct run *r,
 	return err;
 }
 
-/* Close the links of the groups GS[0..N) still open, at once and in the
- * background (uprobes__detach_later()), their generations made dead
- * first, and free once they are closed. */
-static void groups__close(struct overhead_limit *l, struct group *gs,
+/* Close the links of the groups *GS[0..N) still open, at once and in the
+ * background (uprobes__detach_later()), in that order, their generations
+ * made dead first, and free once they are closed. */
+static void groups__close(struct overhead_limit *l, struct group **gs,
 			  size_t n)
 {
 	struct uprobes *us[UPROBES_AT_ONCE];
@@ -214,27 +214,32 @@ static void groups__close(struct overhead_limit *l, struct group *gs,
 
 	for (i = 0; i < n; i++)
 		for (k = l->nreqs; k-- > 0; )
-			if (gs[i].gens[k])
-				__atomic_store_n(&l->gen_state[gs[i].gens[k]],
+			if (gs[i]->gens[k])
+				__atomic_store_n(&l->gen_state[gs[i]->gens[k]],
 						 PROBE_GEN_DEAD,
 						 __ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
 		for (k = l->nreqs; k-- > 0; ) {
-			if (!gs[i].links[k] && !gs[i].gens[k])
+			if (!gs[i]->links[k] && !gs[i]->gens[k])
 				continue;
 			if (m == UPROBES_AT_ONCE) {
 				uprobes__detach_later(us, m, &c);
 				overhead__closing_add(l, c, gens, m);
 				m = 0;
 			}
-			us[m] = gs[i].links[k];
-			gens[m++] = gs[i].gens[k];
-			gs[i].links[k] = NULL;
-			gs[i].gens[k] = 0;
+			us[m] = gs[i]->links[k];
+			gens[m++] = gs[i]->gens[k];
+			gs[i]->links[k] = NULL;
+			gs[i]->gens[k] = 0;
 		}
 	}
 	uprobes__detach_later(us, m, &c);
 	overhead__closing_add(l, c, gens, m);
+}
+
+static void group__close(struct overhead_limit *l, struct group *g)
+{
+	groups__close(l, &g, 1);
 }
 
 /* Which of a group's requests to attach. */
@@ -275,7 +280,7 @@ static int group__attach(struct overhead_limit *l, struct group *g,
 	}
 	uprobe_list__free(&list);
 	if (err)
-		groups__close(l, g, 1);
+		group__close(l, g);
 	return err;
 }
 
@@ -521,20 +526,78 @@ static size_t group__nkept(const struct group *g, const struct batch *b,
 	return n;
 }
 
+/* A group of a batch and what it cost on trial, to sort by the cost. */
+struct costed {
+	double cost;
+	struct group *g;
+};
+
+static int cmp_costed_down(const void *a, const void *b)
+{
+	double x = ((const struct costed *)a)->cost;
+	double y = ((const struct costed *)b)->cost;
+
+	return x > y ? -1 : x < y;
+}
+
 /*
- * Attach what T keeps of B for good, and mark the others refused: groups
- * kept whole are made live as they are; the others are closed, all at
- * once, and what they keep is attached anew, live (a call on trial is not
- * counted: none is lost in between).
+ * Close B's groups but those KEEP (T's) holds whole (KEEP NULL: all), the
+ * costliest on trial first: their probes trap until their links are gone,
+ * and the closes queue on the target's memory map. Returns 0 or -ENOMEM
+ * (then closed in the batch's order).
+ */
+static int batch__close(struct overhead_limit *l, struct batch *b,
+			const struct trial *t, const bool *keep)
+{
+	struct costed *order = malloc((b->ngroups ? b->ngroups : 1) *
+				      sizeof(*order));
+	struct group **gs = malloc((b->ngroups ? b->ngroups : 1) *
+				   sizeof(*gs));
+	size_t j, n = 0;
+	int err = 0;
+	__u32 i;
+
+	if (!order || !gs) {
+		err = gt_error(-ENOMEM, "out of memory");
+		for (j = 0; j < b->ngroups; j++)
+			group__close(l, &b->groups[j]);
+		goto out;
+	}
+	for (j = 0; j < b->ngroups; j++) {
+		struct group *g = &b->groups[j];
+
+		if (keep && group__nkept(g, b, keep) == g->run.hi - g->run.lo)
+			continue;
+		order[n] = (struct costed){ 0, g };
+		for (i = g->run.lo; i < g->run.hi; i++)
+			order[n].cost += t->rate[i - b->lo];
+		n++;
+	}
+	qsort(order, n, sizeof(*order), cmp_costed_down);
+	for (j = 0; j < n; j++)
+		gs[j] = order[j].g;
+	groups__close(l, gs, n);
+out:
+	free(order);
+	free(gs);
+	return err;
+}
+
+/*
+ * Attach what T keeps of B for good, and mark the others refused: the
+ * groups not kept whole are closed first, all at once; those kept whole
+ * are made live as they are; what the others keep is attached anew, live
+ * (a call on trial is not counted: none is lost in between).
  */
 static int batch__admit(struct overhead_limit *l, struct batch *b,
 			struct trial *t)
 {
 	struct overhead_index *x;
 	size_t j, nkept;
-	int err = 0;
+	int err;
 	__u32 i;
 
+	err = batch__close(l, b, t, t->keep);
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
 
@@ -546,8 +609,6 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 		if (!err)
 			err = group__keep(l, g);
 	}
-	/* the others: what group__keep() took is not closed */
-	groups__close(l, b->groups, b->ngroups);
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
 
@@ -592,7 +653,9 @@ static int batch__run(struct overhead_limit *l, struct batch *b,
 		err = batch__choose(l, b, t);
 	if (!err)
 		err = batch__admit(l, b, t);
-	groups__close(l, b->groups, b->ngroups);
+	/* what is still open: the trial's links, when it failed */
+	if (err)
+		batch__close(l, b, t, NULL);
 	return err;
 }
 

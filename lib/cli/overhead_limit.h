@@ -30,9 +30,11 @@
  * entry on some machines: trials of the calls alone cost that much less).
  * Each index's rate of cost on trial decides:
  * the cheapest are kept as long as all kept cost at most half the budget
- * (and each at most an eighth), the others are not attached. A group kept
- * whole goes live as it is; the others are closed at once and what they
- * keep is attached anew. A new trial waits until the last
+ * (and each at most an eighth), the others are not attached. The groups
+ * not kept whole are closed first, at once, the costliest on trial first
+ * (their probes trap until their links are gone, and the closes queue on
+ * the target's memory map); a group kept whole goes live as it is; what
+ * the others keep is attached anew. A new trial waits until the last
  * second's cost leaves room for it; when the kept ones turn out to cost
  * more than their trial said, the check below detaches the most costly.
  * While the kept cost more than half the budget, a trial can keep
