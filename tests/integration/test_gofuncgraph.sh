@@ -54,9 +54,13 @@ def check_waits(r, bad):
         if w["event"] not in ("parked", "runnable", "syscall") or \
            (w["event"] == "runnable" and w["reason"] not in ("P", "CPU")):
             bad.append("a wait of %s: %s" % (f, w))
+    # time.Sleep reads the clock before it parks: a thread descheduled in
+    # between parks for less than the 2 ms asked (1.87 ms seen under load;
+    # the call itself takes 2 ms or more, checked below), never for less
+    # than most of it
     slept = [w["dur_ns"] for f, w in ws if f == "main.sleeper" and w["reason"] == "sleep"]
-    if "main.sleeper" in ser(r) and (len(slept) != 1 or slept[0] < 2000000):
-        bad.append("main.sleeper parked for sleep: %s, not once 2 ms or more" % slept)
+    if "main.sleeper" in ser(r) and (len(slept) != 1 or slept[0] < 1500000):
+        bad.append("main.sleeper parked for sleep: %s, not once 1.5 ms or more" % slept)
     # a receive parks unless the value is there already (the sender
     # sleeps 1 ms first, so it nearly always does)
     chan = [w for f, w in ws if f == "main.waiter" and w["reason"] == "chan receive"]
