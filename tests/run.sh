@@ -57,21 +57,42 @@ for t in "$BUILD"/tests/test_* "$BUILD"/tests-san/test_*; do
 	run_suite "$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
 done
 
-echo "== fuzzers (${FUZZ_SECONDS}s each)"
-for fz in "$BUILD"/fuzz/fuzz_*; do
-	[[ -x $fz ]] || continue
+# One fuzzer for FUZZ_SECONDS, its exit status into its log's .rc file.
+fuzz_one() {
+	local fz=$1 name corpus seeds log
 	name=$(basename "$fz")
 	corpus="$BUILD/fuzz-corpus/$name"
+	log="$BUILD/logs/$name.log"
 	mkdir -p "$corpus"
 	seeds="$ROOT/tests/fuzz/$name.seeds.sh"
 	[[ -x $seeds ]] && "$seeds" "$corpus" >/dev/null 2>&1
+	"$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 \
+		-artifact_prefix="$BUILD/logs/$name-" "$corpus" >"$log" 2>&1
+	echo $? >"$log.rc"
+}
+
+# The fuzzers use a CPU each and nothing else: as many at once as there
+# are CPUs.
+FUZZ_JOBS=$(nproc)
+echo "== fuzzers (${FUZZ_SECONDS}s each, $FUZZ_JOBS at a time)"
+for fz in "$BUILD"/fuzz/fuzz_*; do
+	[[ -x $fz ]] || continue
+	while (($(jobs -rp | wc -l) >= FUZZ_JOBS)); do
+		wait -n
+	done
+	rm -f "$BUILD/logs/$(basename "$fz").log.rc"
+	fuzz_one "$fz" &
+done
+wait
+for fz in "$BUILD"/fuzz/fuzz_*; do
+	[[ -x $fz ]] || continue
+	name=$(basename "$fz")
 	log="$BUILD/logs/$name.log"
-	if "$fz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 \
-		-artifact_prefix="$BUILD/logs/$name-" "$corpus" >"$log" 2>&1; then
+	if [[ $(cat "$log.rc" 2>/dev/null) == 0 ]]; then
 		echo "ok   $name"
 		passed=$((passed + 1))
 	else
-		echo "FAIL $name"
+		echo "FAIL $name (exit $(cat "$log.rc" 2>/dev/null || echo none))"
 		tail -30 "$log"
 		failed=$((failed + 1))
 		failures+=("$name")
