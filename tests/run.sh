@@ -51,9 +51,60 @@ run_suite() {
 mkdir -p "$BUILD/logs"
 : >"$BUILD/logs/times.log"
 
-echo "== unit tests"
+# start_suite NAME COMMAND...: run_suite in the background, its exit
+# status into its log's .rc file, for tally_started.
+start_suite() {
+	local name=$1
+	shift
+	rm -f "$BUILD/logs/$name.log.rc"
+	(
+		local log="$BUILD/logs/$name.log" start=$SECONDS
+		"$@" >"$log" 2>&1
+		echo $? >"$log.rc"
+		echo "     $name took $((SECONDS - start)) s" >>"$BUILD/logs/times.log"
+	) &
+}
+
+tally_started() {
+	local name log
+	for name in "$@"; do
+		log="$BUILD/logs/$name.log"
+		tally "$name" "$log" "$(cat "$log.rc" 2>/dev/null || echo 1)"
+	done
+}
+
+# Wait until fewer than JOBS jobs run: as many as there are CPUs.
+JOBS=$(nproc)
+wait_for_slot() {
+	while (($(jobs -rp | wc -l) >= JOBS)); do
+		wait -n
+	done
+}
+
+# Unit tests that time what they measure, or trace: alone, after the others.
+ALONE=(test_hit_cost test_overhead_limit test_buf_inline test_probe_spec
+	test_percpu_map test_target test_go_map)
+alone() {
+	local a
+	for a in "${ALONE[@]}"; do
+		[[ $1 == "$a" ]] && return 0
+	done
+	return 1
+}
+
+echo "== unit tests ($JOBS at a time; those that time or trace alone)"
+started=()
 for t in "$BUILD"/tests/test_* "$BUILD"/tests-san/test_*; do
-	[[ -x $t ]] || continue
+	[[ -x $t ]] && ! alone "$(basename "$t")" || continue
+	name="$(basename "$(dirname "$t")")-$(basename "$t")"
+	wait_for_slot
+	start_suite "$name" "$t"
+	started+=("$name")
+done
+wait
+tally_started "${started[@]}"
+for t in "$BUILD"/tests/test_* "$BUILD"/tests-san/test_*; do
+	[[ -x $t ]] && alone "$(basename "$t")" || continue
 	run_suite "$(basename "$(dirname "$t")")-$(basename "$t")" "$t"
 done
 
@@ -71,15 +122,11 @@ fuzz_one() {
 	echo $? >"$log.rc"
 }
 
-# The fuzzers use a CPU each and nothing else: as many at once as there
-# are CPUs.
-FUZZ_JOBS=$(nproc)
-echo "== fuzzers (${FUZZ_SECONDS}s each, $FUZZ_JOBS at a time)"
+# The fuzzers use a CPU each and nothing else.
+echo "== fuzzers (${FUZZ_SECONDS}s each, $JOBS at a time)"
 for fz in "$BUILD"/fuzz/fuzz_*; do
 	[[ -x $fz ]] || continue
-	while (($(jobs -rp | wc -l) >= FUZZ_JOBS)); do
-		wait -n
-	done
+	wait_for_slot
 	rm -f "$BUILD/logs/$(basename "$fz").log.rc"
 	fuzz_one "$fz" &
 done
