@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 	struct uprobes *probes = NULL;
 	struct uprobe_list list = { 0 };
 	struct overhead_limit limit = { 0 };
-	struct tool_limit watch = { NULL, row_name, &table };
+	struct tool_limit watch = { .name_of = row_name, .ctx = &table };
 	int err;
 
 	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,

@@ -497,7 +497,9 @@ static const char *row_name(void *ctx, size_t row)
 static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
-	struct tool_limit watch = { limit, row_name, (void *)g->cp };
+	struct tool_limit watch = {
+		.limit = limit, .name_of = row_name, .ctx = (void *)g->cp,
+	};
 	struct ring_buffer *rb;
 	struct tool_clock clock;
 	int err;
@@ -507,19 +509,18 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 	if (!rb)
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
+	watch.rb = rb;
 	call_trees__init(&g->trees, g->cp->nrows);
-	err = tool_limit__admit(&watch, &env.tool, target);
-	if (err) {
-		ring_buffer__free(rb);
-		return err;
-	}
 	tool__print_tracing(&env.tool, g->cp->nrows, NULL);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &g->mono);
 	clock_gettime(CLOCK_REALTIME, &g->wall);
+	/* the trees of the probes kept, printed while the others are tried */
+	err = tool_limit__admit(&watch, &env.tool, target);
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = watch;
-	err = tool_target__release(target, &env.tool);
+	if (!err)
+		err = tool_target__release(target, &env.tool);
 	if (!err)
 		err = tool__read_events(rb, &clock, &env.tool, target,
 					bpf_map__fd(obj->maps.lost),

@@ -576,7 +576,7 @@ int main(int argc, char **argv)
 	struct call_links links = { 0 };
 	struct printer pr = { .plan = &plan };
 	struct overhead_limit limit = { 0 };
-	struct tool_limit watch = { NULL, row_name, &plan };
+	struct tool_limit watch = { .name_of = row_name, .ctx = &plan };
 	int err;
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,

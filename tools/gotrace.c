@@ -565,7 +565,10 @@ static int after_poll(void *ctx)
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
-	struct tool_limit watch = { limit, row_name, pr };
+	struct tool_limit watch = {
+		.limit = limit, .name_of = row_name, .ctx = pr,
+		.after_poll = after_poll, .poll_ctx = pr,
+	};
 	struct ring_buffer *rb;
 	struct tool_clock clock;
 	int err = 0;
@@ -576,11 +579,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		return gt_error(-errno, "cannot open the ring buffer: %s",
 				strerror(errno));
 	pr->limit = limit;
-	err = tool_limit__admit(&watch, &env.tool, target);
-	if (err) {
-		ring_buffer__free(rb);
-		return err;
-	}
+	watch.rb = rb;
 	tool__print_tracing(&env.tool, pr->set->nrows, NULL);
 	if (!env.tool.json) {
 		if (env.rel_time)
@@ -592,9 +591,12 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	}
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
+	/* what the probes kept see while the others are tried, printed */
+	err = tool_limit__admit(&watch, &env.tool, target);
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = watch;
-	err = tool_target__release(target, &env.tool);
+	if (!err)
+		err = tool_target__release(target, &env.tool);
 	if (!err)
 		err = tool__read_events(rb, &clock, &env.tool, target,
 					bpf_map__fd(obj->maps.lost), "",

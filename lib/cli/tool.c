@@ -296,21 +296,31 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
 struct admit_ctx {
 	const struct tool_options *o;
 	struct tool_target *t;
+	const struct tool_limit *tl;
+	int err;		/* of reading events; 1: enough of them */
 };
 
+/* Between trials: the events that came (when the tool has any), and
+ * whether to stop trying. */
 static bool admit_stop(void *ctx)
 {
 	struct admit_ctx *a = ctx;
 	struct tool_clock c = { 0 };	/* no interval, no duration */
 	bool gone;
 
-	return tool_clock__over(&c, a->o, a->t, &gone);
+	if (a->tl->rb && !a->err) {
+		a->err = tool__poll_events(a->tl->rb, 0);
+		if (!a->err && a->tl->after_poll)
+			a->err = a->tl->after_poll(a->tl->poll_ctx);
+		fflush(stdout);
+	}
+	return a->err || tool_clock__over(&c, a->o, a->t, &gone);
 }
 
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		      struct tool_target *t)
 {
-	struct admit_ctx a = { o, t };
+	struct admit_ctx a = { o, t, tl, 0 };
 	int n;
 
 	if (!tl || !overhead_limit__pending(tl->limit))
@@ -318,6 +328,8 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 	n = tool_target__release(t, o);
 	if (!n)
 		n = overhead_limit__admit(tl->limit, admit_stop, &a);
+	if (n >= 0 && a.err < 0)
+		n = a.err;
 	if (n < 0)
 		return n;
 	overhead_limit__print(tl->limit, stderr, program_invocation_short_name,

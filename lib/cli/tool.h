@@ -95,20 +95,33 @@ int tool_target__release(struct tool_target *t, const struct tool_options *o);
 /* Kill a -c command still running, free everything. */
 void tool_target__close(struct tool_target *t);
 
+/* What tool__read_events() asks of its tool after each poll: 0 to go on,
+ * 1 to stop (it has had enough events), or a negative errno. */
+typedef int (*tool_poll_fn)(void *ctx);
+
 /* --max-overhead in a trace: the limit (NULL: none) and how its summary
- * line names a cookie index. */
+ * line names a cookie index; a tool of events, their ring buffer, read
+ * while probes are tried (NULL: none), and what to call after each read
+ * (as tool__read_events() calls it). */
 struct tool_limit {
 	struct overhead_limit *limit;
 	overhead_name_fn name_of;
 	void *ctx;
+	struct ring_buffer *rb;
+	tool_poll_fn after_poll;
+	void *poll_ctx;
 };
 
 /*
- * Before "Tracing": the probes that --max-overhead keeps for admission
- * tried and attached (overhead_limit__admit()), what was left out said on
- * stderr. A -c command is let run first (there is nothing to measure
- * until it runs: its first calls are not counted); the trial stops when
- * the trace is over. Returns 0 or a negative errno with a reason.
+ * The probes that --max-overhead keeps for admission tried and attached
+ * (overhead_limit__admit()), what was left out said on stderr. A -c
+ * command is let run first (there is nothing to measure until it runs:
+ * its first calls are not counted); the trial stops when the trace is
+ * over. A tool of counts does this before "Tracing"; a tool of events
+ * after, with TL's ring buffer read between trials: what the probes kept
+ * see while the others are tried is printed, not lost (the trial stops
+ * too when AFTER_POLL says there were enough). Returns 0 or a negative
+ * errno with a reason.
  */
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		      struct tool_target *t);
@@ -165,10 +178,6 @@ struct ring_buffer;
  * without a wakeup too. Returns 0 (an interrupted wait too), or a negative
  * errno with a reason. */
 int tool__poll_events(struct ring_buffer *rb, int timeout_ms);
-
-/* What tool__read_events() asks of its tool after each poll: 0 to go on,
- * 1 to stop (it has had enough events), or a negative errno. */
-typedef int (*tool_poll_fn)(void *ctx);
 
 /*
  * Read the events of RB until the trace is over (as tool_clock__over()
