@@ -249,11 +249,12 @@ int uprobes__attach(struct bpf_program *prog, const char *path, pid_t pid,
 
 void uprobes__detach(struct uprobes *u)
 {
-	uint64_t since = thread_cpu_ns();
+	uint64_t since;
 	size_t i;
 
 	if (!u)
 		return;
+	since = thread_cpu_ns();
 	uprobes__replace_abort(u);
 	if (u->multi_fd >= 0)
 		close(u->multi_fd);

@@ -17,7 +17,7 @@
 # these 2-CPU machines shared with ab is below it while it tries (the
 # tool's start and its trials run on the same CPUs, and the untraced rate
 # itself moves by a tenth or more from second to second): in the latest
-# runs 62% to 89% at the lowest, medians 77% to 105%, hence these
+# runs 61% to 89% at the lowest, medians 77% to 105%, hence these
 # thresholds.
 source "$(dirname "$0")/lib.sh"
 
