@@ -14,11 +14,11 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 	bool last, target_exited;
 	int err;
 
-	err = tool_limit__admit(limit, o, t);
-	if (err)
-		return err;
+	/* the probes --max-overhead tries count from the first kept */
 	tool__print_tracing(o, nfuncs, o->spec);
-	err = tool_target__release(t, o);
+	err = tool_limit__admit(limit, o, t);
+	if (!err)
+		err = tool_target__release(t, o);
 	if (err)
 		return err;
 	tool_clock__start(&clock, o);

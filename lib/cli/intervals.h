@@ -14,8 +14,9 @@
 typedef int (*intervals_print_fn)(void *ctx);
 
 /*
- * Say "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end.", let
- * the -c command run, call PRINT(CTX) at each interval and once at the end
+ * Say "Tracing NFUNCS functions for "SPEC"... Hit Ctrl-C to end.", try
+ * the probes LIMIT keeps for admission (tool_limit__admit()), let the -c
+ * command run, call PRINT(CTX) at each interval and once at the end
  * (tool_clock__wait(), which checks LIMIT), then say "Detaching...".
  * Returns 0, PRINT's or the limit's error, or -ESRCH when the -p process
  * exited ("process PID exited").

@@ -117,11 +117,11 @@ struct tool_limit {
  * (overhead_limit__admit()), what was left out said on stderr. A -c
  * command is let run first (there is nothing to measure until it runs:
  * its first calls are not counted); the trial stops when the trace is
- * over. A tool of counts does this before "Tracing"; a tool of events
- * after, with TL's ring buffer read between trials: what the probes kept
- * see while the others are tried is printed, not lost (the trial stops
- * too when AFTER_POLL says there were enough). Returns 0 or a negative
- * errno with a reason.
+ * over. Every tool does this after "Tracing"; a tool of events with TL's
+ * ring buffer read between trials: what the probes kept see while the
+ * others are tried is printed, not lost (the trial stops too when
+ * AFTER_POLL says there were enough). Returns 0 or a negative errno with
+ * a reason.
  */
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		      struct tool_target *t);
