@@ -71,6 +71,26 @@ int overhead__read_paid(struct overhead_limit *l, __u32 slot,
 	return percpu_map__sum(l->paid_fd, slot, (__u64 *)hits, HITS_WORDS);
 }
 
+/* What the hits from THEN to NOW (probe_paid's slots) cost the target:
+ * those of live probes (all less those on trial and closing) into *LIVE,
+ * the others, which return early, into *EARLY. */
+static void paid_between(const struct overhead_limit *l,
+			 const struct probe_hits *now,
+			 const struct probe_hits *then, double *live,
+			 double *early)
+{
+	*live = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
+				   &then[PROBE_PAID_ALL], true) -
+		overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
+				   &then[PROBE_PAID_TRIAL], true) -
+		overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
+				   &then[PROBE_PAID_DEAD], true);
+	*early = overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
+				    &then[PROBE_PAID_TRIAL], false) +
+		 overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
+				    &then[PROBE_PAID_DEAD], false);
+}
+
 /* Hits of SLOT from THEN to NOW. */
 static double hits_grown(const struct probe_hits *now,
 			 const struct probe_hits *then, int slot)
@@ -182,7 +202,7 @@ int overhead__ledger_update(struct overhead_limit *l)
 	struct timespec t;
 	uint64_t work;
 	long slot, second;
-	double paid, dt;
+	double paid, live, early, dt;
 	int err;
 
 	err = percpu_map__sum_all(l->paid_fd, PROBE_PAID_SLOTS, (__u64 *)now,
@@ -193,19 +213,9 @@ int overhead__ledger_update(struct overhead_limit *l)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	work = uprobes__work_ns();
-	/* the live hits (all less those on trial and closing), the early
-	 * returns, and attaching and detaching */
-	paid = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
-				  &seen[PROBE_PAID_ALL], true) -
-	       overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
-				  &seen[PROBE_PAID_TRIAL], true) -
-	       overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
-				  &seen[PROBE_PAID_DEAD], true) +
-	       overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
-				  &seen[PROBE_PAID_TRIAL], false) +
-	       overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
-				  &seen[PROBE_PAID_DEAD], false) +
-	       (work - g->work_seen);
+	/* the hits, and attaching and detaching */
+	paid_between(l, now, seen, &live, &early);
+	paid = live + early + (work - g->work_seen);
 	g->work_ns += work - g->work_seen;
 	memcpy(seen, now, sizeof(now));
 	g->work_seen = work;
@@ -632,24 +642,16 @@ double overhead__kept_cost(const struct overhead_limit *l)
 }
 
 /* What the live probes cost since the last check, in ns: all paid but
- * for the probes on trial and those being closed. */
-static int live_paid(struct overhead_limit *l, double *ns)
+ * for the probes on trial and those being closed, from probe_paid as the
+ * ledger read it last. */
+static double live_paid(struct overhead_limit *l)
 {
-	struct probe_hits *checked = l->ledger.checked, now[PROBE_PAID_SLOTS];
-	int err;
+	struct probe_hits *checked = l->ledger.checked;
+	double live, early;
 
-	err = percpu_map__sum_all(l->paid_fd, PROBE_PAID_SLOTS, (__u64 *)now,
-				  HITS_WORDS);
-	if (err)
-		return err;
-	*ns = overhead__grown_ns(l, &now[PROBE_PAID_ALL],
-				 &checked[PROBE_PAID_ALL], true) -
-	      overhead__grown_ns(l, &now[PROBE_PAID_TRIAL],
-				 &checked[PROBE_PAID_TRIAL], true) -
-	      overhead__grown_ns(l, &now[PROBE_PAID_DEAD],
-				 &checked[PROBE_PAID_DEAD], true);
-	memcpy(checked, now, sizeof(now));
-	return 0;
+	paid_between(l, l->ledger.seen, checked, &live, &early);
+	memcpy(checked, l->ledger.seen, sizeof(l->ledger.checked));
+	return live;
 }
 
 int overhead_limit__check(struct overhead_limit *l)
@@ -666,10 +668,9 @@ int overhead_limit__check(struct overhead_limit *l)
 		return 0;
 	overhead__closings_reap(l, false);
 	err = overhead__ledger_update(l);
-	if (!err)
-		err = live_paid(l, &live);
 	if (err)
 		return err;
+	live = live_paid(l);
 	l->last = now;
 	/* over: the live probes now, and the second they end */
 	if ((live / (dt / 1e9) <= budget ||
