@@ -28,31 +28,35 @@
  * per call, at the cost of the function's costliest return site, is what
  * they will cost (a single-stepped return costs twenty times an emulated
  * entry on some machines: trials of the calls alone cost that much less).
- * Each index's rate of cost on trial decides:
- * the cheapest are kept as long as all kept cost at most half the budget
- * (and each at most an eighth), the others are not attached. The groups
- * not kept whole are closed first, at once, the costliest on trial first
- * (their probes trap until their links are gone, and the closes queue on
- * the target's memory map); a group kept whole goes live as it is; what
- * the others keep is attached anew. A new trial waits until the last
- * second's cost leaves room for it; when the kept ones turn out to cost
- * more than their trial said, the check below detaches the most costly.
- * While the kept cost more than half the budget, a trial can keep
+ * Each index's rate of cost on trial decides: the cheapest are kept as
+ * long as all kept cost at most half the budget (and each at most an
+ * eighth), the others are not attached. The groups not kept whole are
+ * closed first, the costliest on trial first (their probes trap until
+ * their links are gone, and the closes queue on the target's memory map, a
+ * probe at a time): those that cost a quarter of the budget or more on
+ * their own, the others once their probes no longer trap (closed all at
+ * once, a function called a million times a second trapped for 50 ms, as
+ * long as on trial five times over); a group kept whole goes live as it
+ * is; what the others keep is attached anew. A new trial waits until the
+ * last second's cost leaves room for it; when the kept ones turn out to
+ * cost more than their trial said, the check below detaches the most
+ * costly. While the kept cost more than half the budget, a trial can keep
  * nothing: after a second of that, batches are refused untried until they
  * cost less.
  *
  * The check (overhead_limit__check(), a hundred times a second): what the
  * live probes cost since the last check (their hits, apart from those on
  * trial or being closed); when that is over PCT% of one CPU and so is the
- * last second, or once a second, each index's rate since it was last read, times what
- * its hits cost (reading thousands of per-CPU counters costs the tool's
- * CPU, which a busy target shares: ten reads a second of 8,749 of them
- * took 3% of a CPU); when their sum is over PCT%, the most costly indexes
- * are detached until the rest cost half of PCT (rates measured while the
- * target is slowed understate what they become once it is not; the next
- * checks detach more if need be). Functions quiet on trial can turn hot
- * together (the garbage collector's, in its cycles): checked every 10 ms,
- * they are detached within a few checks, not after 100 ms each.
+ * last second, or once a second, each index's rate since it was last read,
+ * times what its hits cost (reading thousands of per-CPU counters costs
+ * the tool's CPU, which a busy target shares: ten reads a second of 8,749
+ * of them took 3% of a CPU); when their sum is over PCT%, the most costly
+ * indexes are detached until the rest cost half of PCT (rates measured
+ * while the target is slowed understate what they become once it is not;
+ * the next checks detach more if need be). Functions quiet on trial can
+ * turn hot together (the garbage collector's, in its cycles): checked
+ * every 10 ms, they are detached within a few checks, not after 100 ms
+ * each.
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
