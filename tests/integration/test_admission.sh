@@ -6,26 +6,33 @@
 # says "Tracing" (its probes are tried from then on; its start before is
 # its own work, not theirs), against untraced windows of the same run.
 # Probes are tried in batches before they are kept
-# (lib/cli/overhead_limit.h), so no window may stall: when every probe was attached at once and the costly ones
-# detached in rounds afterwards, the first windows served 13% to 18% of
-# the untraced rate. Every window must serve MIN_PCT% or more, their
-# median MEDIAN_PCT% or more; the tool must say what was not attached and
-# what the probes cost, exit 0, leave no link; the server must answer
-# every request. Stopped while it still tries, a tool says how many
-# functions it did not try.
+# (lib/cli/overhead_limit.h), so no window may stall: when every probe was
+# attached at once and the costly ones detached in rounds afterwards, the
+# first windows served 13% to 18% of the untraced rate. The tool must say
+# what was not attached and what the probes cost, exit 0, leave no link;
+# the server must answer every request. Stopped while it still tries, a
+# tool says how many functions it did not try.
 #
-# The issue's goal is 85% and 90% (issue 22); what admission reaches on
-# these 2-CPU machines shared with ab is below it while it tries (its
-# trials run on the same CPUs, and the untraced rate itself moves by a
-# tenth or more from second to second): in the latest runs, from the
-# tool's start, 61% to 89% at the lowest, medians 77% to 105%, hence these
-# thresholds.
+# The goal (issue 22): every window 85% of the untraced rate or more, their
+# median 90% or more. On these 2-CPU virtual machines the untraced rate
+# itself moves by a fifth from one ten seconds to the next and its lowest
+# window is 75% to 96% of its median, so each attempt brackets the tool's
+# windows with untraced ones, before and after, and a window must serve
+# MIN_PCT% of the lowest untraced window, their median MEDIAN_PCT% of the
+# untraced median. Up to ATTEMPTS attempts absorb noise; a systematic miss
+# does not pass: the windows of all attempts together must keep a median of
+# ALL_MEDIAN_PCT% or more. What gotrace prints (30,000 lines a second)
+# takes 2-4% of a CPU of its own on the same CPUs: it is the one that
+# needs its second or third attempt.
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
-MIN_PCT=50
-MEDIAN_PCT=65
+MIN_PCT=85
+MEDIAN_PCT=90
 WINDOWS=10
+UNTRACED_WINDOWS=5
+ATTEMPTS=3
+ALL_MEDIAN_PCT=85
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
 # its failed requests, as "COMPLETE FAILED".
@@ -40,46 +47,87 @@ median() {
 	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-# admit_case NAME TOOL ARGS...: the tool on the running server (spid,
-# addr), windows from its "Tracing", against the untraced median UNTRACED.
-admit_case() {
-	local name=$1 tool=$2 out=$TMP/admit-$2 tpid rc w c f lows=() pcts=() failed=0
-	local printed lost
-	shift 2
+# windows N: N windows on the running server, their requests into W,
+# their failed requests added to FAILED.
+windows() {
+	local w
+	W=()
+	for _ in $(seq "$1"); do
+		w=$(window "$addr")
+		W+=("${w% *}")
+		failed=$((failed + ${w#* }))
+	done
+}
+
+# admit_try TOOL ARGS...: one attempt: untraced windows, the tool's from
+# its "Tracing", untraced again once it is gone; the tool's as % of the
+# median of the untraced (before and after: the rate of this VM moves by a
+# fifth from one ten seconds to the next, untraced) into PCTS, the
+# untraced into UNTRACED. Sets RC, the tool's exit status.
+admit_try() {
+	local tool=$1 tpid before c traced
+	shift
+	windows "$UNTRACED_WINDOWS"
+	before=("${W[@]}")
 	"$BUILD/$tool" --max-overhead 5 -p "$spid" "$@" >"$out.out" 2>"$out.err" &
 	tpid=$!
 	for _ in $(seq 300); do
 		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
 		sleep 0.1
 	done
-	for _ in $(seq "$WINDOWS"); do
-		w=$(window "$addr")
-		c=${w% *}
-		f=${w#* }
-		failed=$((failed + f))
-		pcts+=($((100 * c / untraced)))
-	done
+	windows "$WINDOWS"
+	traced=("${W[@]}")
 	kill -INT "$tpid" 2>/dev/null
 	wait "$tpid"
-	rc=$?
-	local min med
-	min=$(printf '%s\n' "${pcts[@]}" | sort -n | head -1)
-	med=$(median "${pcts[@]}")
-	local said="windows ${pcts[*]} (% of $untraced req/s untraced)"
-	if [[ $rc -ne 0 ]]; then
-		fail "$name" "exit $rc: $(head -3 "$out.err")"
+	RC=$?
+	windows "$UNTRACED_WINDOWS"
+	UNTRACED=("${before[@]}" "${W[@]}")
+	untraced=$(median "${UNTRACED[@]}")
+	PCTS=()
+	for c in "${traced[@]}"; do
+		PCTS+=($((100 * c / (untraced ? untraced : 1))))
+	done
+}
+
+# admit_case NAME TOOL ARGS...: the tool on the running server (spid,
+# addr), up to ATTEMPTS times until one meets the goal; the windows of all
+# attempts must meet the median's goal together (a miss that noise does
+# not explain fails every attempt, or their median).
+admit_case() {
+	local name=$1 tool=$2 out=$TMP/admit-$2 failed=0 all=() said= try
+	local printed lost min med low untraced met=
+	shift 2
+	for try in $(seq "$ATTEMPTS"); do
+		admit_try "$tool" "$@"
+		all+=("${PCTS[@]}")
+		min=$(printf '%s\n' "${PCTS[@]}" | sort -n | head -1)
+		med=$(median "${PCTS[@]}")
+		low=$(printf '%s\n' "${UNTRACED[@]}" | sort -n | head -1)
+		low=$((100 * low / untraced))
+		said+="${said:+; }windows ${PCTS[*]} (% of $untraced req/s untraced, of ${UNTRACED[*]})"
+		[[ $RC -ne 0 || $failed -ne 0 ]] && break
+		if ((100 * min >= MIN_PCT * low && med >= MEDIAN_PCT)); then
+			met=$try
+			break
+		fi
+	done
+	med=$(median "${all[@]}")
+	if [[ $RC -ne 0 ]]; then
+		fail "$name" "exit $RC: $(head -3 "$out.err")"
 	elif [[ $failed -ne 0 ]]; then
 		fail "$name" "$failed requests failed; $said"
 	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average ([0-9.]*% attaching and detaching them), [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
 	elif ! grep -q "over --max-overhead 5%: [0-9]* of [0-9]* probed functions not attached" "$out.err"; then
 		fail "$name" "nothing said not attached on a server this busy: $(tail -2 "$out.err")"
-	elif ((min < MIN_PCT || med < MEDIAN_PCT)); then
-		fail "$name" "$said: a window under $MIN_PCT% or a median under $MEDIAN_PCT%"
+	elif [[ -z $met ]]; then
+		fail "$name" "$said: a window under $MIN_PCT% of the lowest untraced or a median under $MEDIAN_PCT% in each of $ATTEMPTS attempts"
+	elif ((med < ALL_MEDIAN_PCT)); then
+		fail "$name" "$said: the median of all $try attempts' windows $med%, under $ALL_MEDIAN_PCT%"
 	elif ! events_kept "$out"; then
 		fail "$name" "$lost events lost, $printed lines printed: the events of the probes kept are not read while the others are tried"
 	else
-		pass "$name: $said; $(grep -o 'probes cost.*' "$out.err")${printed:+; $printed lines printed, $lost events lost}"
+		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err")${printed:+; $printed lines printed, $lost events lost}"
 	fi
 }
 
@@ -143,12 +191,11 @@ test_admission() {
 		fail "admission" "the server did not start: $(head -2 "$out.out")"
 		return
 	}
-	for _ in 1 2 3 4 5; do
+	for _ in 1 2; do
 		w=$(window "$addr")
 		u+=("${w% *}")
 	done
-	untraced=$(median "${u[@]}")
-	if ((untraced < 100)); then
+	if (($(median "${u[@]}") < 100)); then
 		fail "admission" "the server untraced served ${u[*]} requests a second"
 	else
 		interrupted_case
