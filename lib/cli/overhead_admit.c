@@ -19,9 +19,6 @@
 #define BATCH_FIRST	64		/* probes */
 #define BATCH_MIN	16
 #define BATCH_MAX	512
-#define HOT_SHARE	4		/* of the budget: a group closed first */
-#define DEAD_QUIET_NS	1e6		/* its probes are gone: no hit as long */
-#define DEAD_WAIT_NS	30e6		/* waited for, at most */
 
 static void sleep_ns(long ns)
 {
@@ -545,39 +542,15 @@ static int cmp_costed_down(const void *a, const void *b)
 }
 
 /*
- * Until the probes of closing links stop trapping (their hits stay as they
- * are for DEAD_QUIET_NS), DEAD_WAIT_NS at most.
- */
-static int dead__wait_quiet(struct overhead_limit *l)
-{
-	double since = overhead__now_ns(), quiet = since;
-	struct probe_hits last, now;
-	int err;
-
-	err = overhead__read_paid(l, PROBE_PAID_DEAD, &last);
-	while (!err && overhead__now_ns() - since < DEAD_WAIT_NS) {
-		sleep_ns(POLL_NS / 2);
-		err = overhead__read_paid(l, PROBE_PAID_DEAD, &now);
-		if (err)
-			break;
-		if (now.emulated != last.emulated || now.stepped != last.stepped)
-			quiet = overhead__now_ns();
-		else if (overhead__now_ns() - quiet >= DEAD_QUIET_NS)
-			break;
-		last = now;
-	}
-	return err;
-}
-
-/*
  * Close B's groups but those KEEP (T's) holds whole (KEEP NULL: all), the
  * costliest on trial first: their probes trap until their links are gone,
  * and the closes queue on the target's memory map, one probe after the
- * other (a function called a million times a second traps for all of
- * 50 ms while 8 links of 32 probes close at once). So the groups that
- * cost a HOT_SHARE of the budget or more are closed first, on their own,
- * and the others once their probes are gone. Returns 0 or a negative
- * errno (-ENOMEM: closed in the batch's order).
+ * other (a function called a million times a second traps for all of 50 ms
+ * while 8 links of 32 probes close at once). So the groups that cost an
+ * OVERHEAD_HOT_SHARE of the budget or more are closed first, one at a
+ * time, each once the probes of the one before no longer trap, and the
+ * others at once after them. Returns 0 or a negative errno (-ENOMEM:
+ * closed in the batch's order).
  */
 static int batch__close(struct overhead_limit *l, struct batch *b,
 			const struct trial *t, const bool *keep)
@@ -609,12 +582,16 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 	qsort(order, n, sizeof(*order), cmp_costed_down);
 	for (j = 0; j < n; j++) {
 		gs[j] = order[j].g;
-		if (order[j].cost >= overhead__budget(l) / HOT_SHARE)
+		if (order[j].cost >= overhead__budget(l) / OVERHEAD_HOT_SHARE)
 			nhot = j + 1;
 	}
-	groups__close(l, gs, nhot);
-	if (nhot && nhot < n)
-		err = dead__wait_quiet(l);
+	for (j = 0; j < nhot && !err; j++) {
+		groups__close(l, &gs[j], 1);
+		err = overhead__dead_wait_quiet(l);
+	}
+	/* after an error too: the rest are closed */
+	for (; j < nhot; j++)
+		groups__close(l, &gs[j], 1);
 	groups__close(l, gs + nhot, n - nhot);
 out:
 	free(order);

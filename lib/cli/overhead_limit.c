@@ -2,6 +2,7 @@
 /* --max-overhead: what the probes cost the target, the ledger, the check
  * and the links (overhead_limit.h); admission is overhead_admit.c. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -478,17 +479,45 @@ static bool keep_probe(void *ctx, uint64_t cookie)
 	return i >= l->nindexes || !l->indexes[i].detached;
 }
 
-/* Does U hold a probe of an index detached now? */
-static bool holds_detached(const struct overhead_limit *l,
-			   const struct uprobes *u)
+/* What the costliest index detached now of those U holds cost, in ns per
+ * second; -1 when U holds none. */
+static double detached_cost(const struct overhead_limit *l,
+			    const struct uprobes *u)
 {
 	const struct uprobe_list *list = uprobes__list(u);
+	double cost = -1;
 	size_t i;
 
 	for (i = 0; i < list->n; i++)
-		if (!keep_probe((void *)l, list->cookies[i]))
-			return true;
-	return false;
+		if (!keep_probe((void *)l, list->cookies[i]) &&
+		    l->indexes[COOKIE_INDEX(list->cookies[i])].cost_rate > cost)
+			cost = l->indexes[COOKIE_INDEX(list->cookies[i])].cost_rate;
+	return cost;
+}
+
+#define DEAD_QUIET_NS	1e6
+#define DEAD_WAIT_NS	30e6
+
+int overhead__dead_wait_quiet(struct overhead_limit *l)
+{
+	double since = overhead__now_ns(), quiet = since;
+	struct timespec poll = { 0, 500000 };
+	struct probe_hits last, now;
+	int err;
+
+	err = overhead__read_paid(l, PROBE_PAID_DEAD, &last);
+	while (!err && overhead__now_ns() - since < DEAD_WAIT_NS) {
+		nanosleep(&poll, NULL);
+		err = overhead__read_paid(l, PROBE_PAID_DEAD, &now);
+		if (err)
+			break;
+		if (now.emulated != last.emulated || now.stepped != last.stepped)
+			quiet = overhead__now_ns();
+		else if (overhead__now_ns() - quiet >= DEAD_QUIET_NS)
+			break;
+		last = now;
+	}
+	return err;
 }
 
 /* Begin to replace link K by one without the detached indexes' probes,
@@ -543,31 +572,53 @@ static void replace_end(struct overhead_limit *l, const size_t *which,
 	overhead__closing_add(l, c, old, n);
 }
 
-/*
- * Replace the links that hold a detached index: each switched in turn,
- * the last attached first (entries before exits: every call seen to begin
- * is seen to end), and the old links closed in the background,
- * UPROBES_AT_ONCE at a time (their closes wait for grace periods: waited
- * for, the next check would come tens of ms later). The old generations
- * are free once their links are closed.
- */
-static int replace_links(struct overhead_limit *l)
+/* Replace the links whose costliest detached index costs from LO on, up
+ * to HI (replace_links()); ONE_BY_ONE: each closed once the probes of the
+ * one before no longer trap. */
+static int replace_some(struct overhead_limit *l, double lo, double hi,
+			bool one_by_one)
 {
 	size_t i, n = 0, which[UPROBES_AT_ONCE];
 	int gens[UPROBES_AT_ONCE], err = 0;
+	double cost;
 
 	for (i = l->nlinks; i-- > 0 && !err; ) {
-		if (!holds_detached(l, l->links[i].u))
+		cost = detached_cost(l, l->links[i].u);
+		if (cost < lo || cost >= hi)
 			continue;
 		err = replace_begin(l, &l->links[i], &gens[n]);
 		if (!err)
 			which[n++] = i;
-		if (n == UPROBES_AT_ONCE) {
+		if (n == UPROBES_AT_ONCE || (n && one_by_one)) {
 			replace_end(l, which, gens, n);
 			n = 0;
+			if (one_by_one && !err)
+				err = overhead__dead_wait_quiet(l);
 		}
 	}
 	replace_end(l, which, gens, n);
+	return err;
+}
+
+/*
+ * Replace the links that hold a detached index: each switched in turn, the
+ * last attached first (entries before exits: every call seen to begin is
+ * seen to end; an index's entries and exits cost the same, so they are in
+ * the same turn), and the old links closed in the background,
+ * UPROBES_AT_ONCE at a time (their closes wait for grace periods: waited
+ * for, the next check would come tens of ms later): those of indexes that
+ * cost an OVERHEAD_HOT_SHARE of the budget first, one at a time, each once
+ * the probes of the one before no longer trap, the others after them. The
+ * old generations are free once their links are closed.
+ */
+static int replace_links(struct overhead_limit *l)
+{
+	double hot = overhead__budget(l) / OVERHEAD_HOT_SHARE;
+	int err;
+
+	err = replace_some(l, hot, HUGE_VAL, true);
+	if (!err)
+		err = replace_some(l, 0, hot, false);
 	return err;
 }
 
