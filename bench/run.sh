@@ -20,8 +20,9 @@
 #      tracker's sites; gofuncgraph's cost per recorded call and roots a
 #      second (bench/sched.sh)
 #   7. --max-overhead 5 '*' on the stripped net/http fixture under
-#      ApacheBench: each tool's 1-second windows from its start against
-#      untraced ones, beside the loss its ledger predicts (bench/admission.sh)
+#      ApacheBench: each tool's 1-second windows from its "Tracing" against
+#      untraced ones before and after, beside the loss its ledger predicts
+#      and its costliest second (bench/admission.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
