@@ -50,19 +50,37 @@ sys.exit(0 if ok and n == 5 else 1)
 PY
 }
 
+# split_run NAME FIXTURE: a run checked; one whose split differs is run
+# once more. The fixture's clock reads cannot bracket the probes exactly:
+# when the machine is busy (other tests run beside this one) and the
+# thread is off its CPU for 10 ms just after schedYield read the clock,
+# the runtime preempts the goroutine there (asynchronously, at any
+# instruction) and it waits behind the hog, a wait the probes count and
+# the fixture does not (93 ms against 78.5 ms: twice in about ten CI runs).
+# A split that is wrong fails both runs.
 split_run() {
-	local name=$1 f=$2
+	local name=$1 f=$2 try rc said
 	need_file "$f" || return
 	local out=$TMP/$name.out truth=$TMP/$name.truth
-	rm -f "$truth"
-	"$TOOL" -S -j -c "$f $truth" "$PATTERN" >"$out" 2>"$out.err"
-	local rc=$?
-	if [[ $rc -ne 0 || ! -s $truth ]]; then
-		fail "$name" "exit $rc: $(head -3 "$out.err")"
-	elif check_split "$truth" "$out"; then
-		pass "$name"
+	for try in 1 2; do
+		rm -f "$truth"
+		"$TOOL" -S -j -c "$f $truth" "$PATTERN" >"$out" 2>"$out.err"
+		rc=$?
+		if [[ $rc -ne 0 || ! -s $truth ]]; then
+			fail "$name" "exit $rc: $(head -3 "$out.err")"
+			return
+		fi
+		said=$(check_split "$truth" "$out") && break
+		echo "$said"
+		[[ $try -eq 2 ]] && {
+			fail "$name" "the split differs from the fixture's own, twice"
+			return
+		}
+	done
+	if ((try == 2)); then
+		pass "$name (on its second run)"
 	else
-		fail "$name" "the split differs from the fixture's own"
+		pass "$name"
 	fi
 }
 
