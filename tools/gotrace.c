@@ -256,6 +256,9 @@ static char *format_message(struct trace_event_ctx *ctx,
 	size_t len = 0, i;
 	FILE *m;
 
+	/* a probe without values ('*' of a server: tens of thousands a second) */
+	if (!p->nconvs)
+		return strdup(p->suffix);
 	m = open_memstream(&msg, &len);
 	if (!m)
 		return NULL;
@@ -353,10 +356,10 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf("%-14s ", tbuf);
 		else if (env.tool.timestamp)
 			printf("%-8s ", tbuf);
-		snprintf(func, sizeof(func), "%s%s", row->func,
-			 row->inlined ? " [inlined]" : "");
+		if (row->inlined)
+			snprintf(func, sizeof(func), "%s [inlined]", row->func);
 		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
-		       comm, func, msg);
+		       comm, row->inlined ? func : row->func, msg);
 		if (env.user_stack) {
 			user_stack__print(tb, stdout, false, e->pid,
 					  e->start_code, e->frames,
