@@ -559,6 +559,7 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 				      sizeof(*order));
 	struct group **gs = malloc((b->ngroups ? b->ngroups : 1) *
 				   sizeof(*gs));
+	double hot = overhead__budget(l) / OVERHEAD_HOT_SHARE;
 	size_t j, n = 0, nhot = 0;
 	int err = 0;
 	__u32 i;
@@ -582,17 +583,15 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 	qsort(order, n, sizeof(*order), cmp_costed_down);
 	for (j = 0; j < n; j++) {
 		gs[j] = order[j].g;
-		if (order[j].cost >= overhead__budget(l) / OVERHEAD_HOT_SHARE)
+		if (order[j].cost >= hot)
 			nhot = j + 1;
 	}
 	for (j = 0; j < nhot && !err; j++) {
 		groups__close(l, &gs[j], 1);
 		err = overhead__dead_wait_quiet(l);
 	}
-	/* after an error too: the rest are closed */
-	for (; j < nhot; j++)
-		groups__close(l, &gs[j], 1);
-	groups__close(l, gs + nhot, n - nhot);
+	/* the others, and after an error the hot ones left too */
+	groups__close(l, gs + j, n - j);
 out:
 	free(order);
 	free(gs);

@@ -54,10 +54,11 @@ void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
 int overhead__read_run_stats(struct overhead_limit *l,
 			     const struct probe_hits *paid);
 
-/* A link whose probes cost the budget over this or more is closed on its
- * own, before the others, once the probes of the one before no longer trap
- * (closed at once, the closes queue on the target's memory map a probe at
- * a time, and a hot probe traps until its turn comes). */
+/* Links whose probes cost the budget divided by this or more are closed
+ * first, one at a time, each once the probes of the one before no longer
+ * trap (overhead__dead_wait_quiet()), the others after them: closed all at
+ * once, the closes queue on the target's memory map a probe at a time, and
+ * a hot probe traps until its turn comes. */
 #define OVERHEAD_HOT_SHARE	4
 
 /* Wait until the probes of closing links stop trapping: no hit for a ms,

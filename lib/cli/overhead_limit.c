@@ -488,10 +488,13 @@ static double detached_cost(const struct overhead_limit *l,
 	double cost = -1;
 	size_t i;
 
-	for (i = 0; i < list->n; i++)
+	for (i = 0; i < list->n; i++) {
+		__u32 x = COOKIE_INDEX(list->cookies[i]);
+
 		if (!keep_probe((void *)l, list->cookies[i]) &&
-		    l->indexes[COOKIE_INDEX(list->cookies[i])].cost_rate > cost)
-			cost = l->indexes[COOKIE_INDEX(list->cookies[i])].cost_rate;
+		    l->indexes[x].cost_rate > cost)
+			cost = l->indexes[x].cost_rate;
+	}
 	return cost;
 }
 

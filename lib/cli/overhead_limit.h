@@ -33,16 +33,16 @@
  * eighth), the others are not attached. The groups not kept whole are
  * closed first, the costliest on trial first (their probes trap until
  * their links are gone, and the closes queue on the target's memory map, a
- * probe at a time): those that cost a quarter of the budget or more on
- * their own, the others once their probes no longer trap (closed all at
- * once, a function called a million times a second trapped for 50 ms, as
- * long as on trial five times over); a group kept whole goes live as it
- * is; what the others keep is attached anew. A new trial waits until the
- * last second's cost leaves room for it; when the kept ones turn out to
- * cost more than their trial said, the check below detaches the most
- * costly. While the kept cost more than half the budget, a trial can keep
- * nothing: after a second of that, batches are refused untried until they
- * cost less.
+ * probe at a time): those that cost a quarter of the budget or more one at
+ * a time, each once the probes of the one before no longer trap, the
+ * others at once after them (closed all at once, a function called a
+ * million times a second trapped for 50 ms, as long as on trial five times
+ * over); a group kept whole goes live as it is; what the others keep is
+ * attached anew. A new trial waits until the last second's cost leaves
+ * room for it; when the kept ones turn out to cost more than their trial
+ * said, the check below detaches the most costly. While the kept cost more
+ * than half the budget, a trial can keep nothing: after a second of that,
+ * batches are refused untried until they cost less.
  *
  * The check (overhead_limit__check(), a hundred times a second): what the
  * live probes cost since the last check (their hits, apart from those on
@@ -60,14 +60,16 @@
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
- * generation (COOKIE_GEN, bpf/cookie.h; every link has one of its own),
- * it is made live and the old one dead; only links that hold a detached
- * index are replaced, each switched in turn, and the old links are closed
- * at once, in the background (a close removes the probes at once and then
- * waits for a grace period: one after the other, the last link's detached
- * probes would trap through all the others' waits; waited for, the next
- * check would come tens of ms later). A closed link's generation is free
- * once the close is over, as are those of the trials' links.
+ * generation (COOKIE_GEN, bpf/cookie.h; every link has one of its own), it
+ * is made live and the old one dead; only links that hold a detached index
+ * are replaced, each switched in turn, and the old links are closed in the
+ * background, those of indexes that cost a quarter of the budget or more
+ * first, one at a time as above, the others at once (a close removes the
+ * probes at once and then waits for a grace period: one after the other,
+ * the last link's detached probes would trap through all the others'
+ * waits; waited for, the next check would come tens of ms later). A closed
+ * link's generation is free once the close is over, as are those of the
+ * trials' links.
  * A hit is counted by one link or the other, never by both: except that a
  * call hitting a kept probe at the very moment of the switch can be
  * counted twice or not at all; an index is then off by one at most per

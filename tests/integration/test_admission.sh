@@ -22,7 +22,7 @@
 # untraced median. Up to ATTEMPTS attempts absorb noise; a systematic miss
 # does not pass: the windows of all attempts together must keep a median of
 # ALL_MEDIAN_PCT% or more. The goal's 85% and 90% are not met yet: an
-# attempt's median was 80% to 113%, and 85% or more in four attempts of
+# attempt's median was 77% to 113%, and 85% or more in four attempts of
 # five, gotrace's and gofuncgraph's the lowest (gotrace prints 30,000 lines
 # a second, 2-4% of a CPU of its own on the same CPUs; gofuncgraph's
 # probes, entries and returns, cost the server more than the 4-6% of a CPU
