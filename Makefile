@@ -36,16 +36,31 @@ CAPSTONE_LIB = $(CAPSTONE_DIR)/lib/libcapstone.a
 CAPSTONE_FULL_LIB := $(CAPSTONE_DIR)/lib/full/libcapstone.a
 # Written when it is built and installed.
 CAPSTONE_STAMP := $(CAPSTONE_DIR)/.gotools-built
-CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT) -I$(CAPSTONE_DIR)/include
+# libmicrohttpd (--prometheus serves /metrics with it), built from Debian
+# bookworm's source without HTTPS (scripts/microhttpd.sh, run by make
+# deps): bookworm's libmicrohttpd.a needs gnutls, of which Debian has no
+# .a, so make STATIC=1 could not link it. Like capstone, its header comes
+# before the system's (never libmicrohttpd-dev's), and every binary links
+# its .a, so no host the tools run on needs libmicrohttpd.
+MICROHTTPD_DIR ?= $(GT_CACHE)/microhttpd
+MICROHTTPD_LIB := $(MICROHTTPD_DIR)/lib/libmicrohttpd.a
+MICROHTTPD_STAMP := $(MICROHTTPD_DIR)/.gotools-built
+# What every C object waits for (capstone's first: its message comes first),
+# and every link depends on.
+CACHE_STAMPS := $(CAPSTONE_STAMP) $(MICROHTTPD_STAMP)
+CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT) -I$(CAPSTONE_DIR)/include -I$(MICROHTTPD_DIR)/include
 # Each object records the headers it includes: make rebuilds what a header
 # change touches, and no more.
 DEPFLAGS = -MMD -MP
 # Expanded where it links: a target may link another capstone.
-LIBS = -lbpf -ldw -lelf $(CAPSTONE_LIB) -lz
+LIBS = -lbpf -ldw -lelf $(CAPSTONE_LIB) $(MICROHTTPD_LIB) -lz
 ifeq ($(STATIC),1)
 LDFLAGS += -static
-LIBS += -lzstd -llzma -lbz2 -lpthread
+LIBS += -lzstd -llzma -lbz2
 endif
+# libmicrohttpd's threads, in the dynamic build too: last, after what uses
+# them.
+LIBS += -lpthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -Ibpf/$(ARCH)
 
 # Sanitizer and fuzzer builds get their own objects of the library.
@@ -70,13 +85,24 @@ $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/tests-san $(OUTPUT)/fuzz:
 $(CAPSTONE_STAMP):
 	@echo "capstone 5 is missing from $(CAPSTONE_DIR): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
 
+# The same: without it the system's microhttpd.h would be used, if any, and
+# nothing could link.
+$(MICROHTTPD_STAMP):
+	@echo "libmicrohttpd is missing from $(MICROHTTPD_DIR): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
+
 # What includes capstone, and everything linked, is rebuilt when it changes,
 # or when this file does (objects of a build directory made before capstone
 # 5 came from here hold capstone 4's structure layouts).
 CAPSTONE_SRCS := $(wildcard lib/x86/*.c)
 $(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(CAPSTONE_SRCS))): $(CAPSTONE_STAMP) Makefile
 
-$(OUTPUT)/lib/%.o: lib/%.c | $(CAPSTONE_STAMP)
+# The same for what includes microhttpd.h (its install keeps the header's
+# old time, so the header alone would not tell; objects made before it came
+# from here used the system's).
+MICROHTTPD_SRCS := $(shell grep -l '<microhttpd\.h>' $(LIB_SRCS) 2>/dev/null)
+$(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(MICROHTTPD_SRCS))): $(MICROHTTPD_STAMP) Makefile
+
+$(OUTPUT)/lib/%.o: lib/%.c | $(CACHE_STAMPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -92,29 +118,29 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT) $(CAPSTONE_STAMP)
+$(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT) $(CACHE_STAMPS)
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS) $(CAPSTONE_STAMP)
+$(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS) $(CACHE_STAMPS)
 	$(CC) $(LDFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 # Unit tests: once normally, once under ASan and UBSan.
 $(OUTPUT)/tests/test_disasm $(OUTPUT)/tests-san/test_disasm: CAPSTONE_LIB = $(CAPSTONE_FULL_LIB)
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) $(CAPSTONE_STAMP) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) $(CACHE_STAMPS) | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-san/%.o: lib/%.c | $(CAPSTONE_STAMP)
+$(OUTPUT)/lib-san/%.o: lib/%.c | $(CACHE_STAMPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
-$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) $(CAPSTONE_STAMP) | $(OUTPUT)/tests-san
+$(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) $(CACHE_STAMPS) | $(OUTPUT)/tests-san
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
 
-$(OUTPUT)/lib-fuzz/%.o: lib/%.c | $(CAPSTONE_STAMP)
+$(OUTPUT)/lib-fuzz/%.o: lib/%.c | $(CACHE_STAMPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -c $< -o $@
 
-$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) $(CAPSTONE_STAMP) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) $(CACHE_STAMPS) | $(OUTPUT)/fuzz
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LIBS) -o $@
 
 deps:
@@ -144,7 +170,7 @@ bench: deps
 $(OUTPUT)/bench:
 	mkdir -p $@
 
-$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/floor.skel.h $(LIBGOTOOLS) $(CAPSTONE_STAMP) | $(OUTPUT)/bench
+$(OUTPUT)/bench/uprobe_floor: bench/uprobe_floor.c $(OUTPUT)/floor.skel.h $(LIBGOTOOLS) $(CACHE_STAMPS) | $(OUTPUT)/bench
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 install: all

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # Fetch packages from Debian's archive without installing them: sourced by
-# go-toolchains.sh and capstone.sh.
+# go-toolchains.sh, capstone.sh and microhttpd.sh.
 #
 # `apt-get download` (and `apt-get source`) runs through a private sources
 # list and private apt state under ${GT_CACHE:-/var/cache/gotools}/apt (the

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Install what gotools needs to build and test, on Debian 12, as root:
 # the Debian packages below, then capstone 5 built from Debian trixie's
-# source (scripts/capstone.sh) and the Go toolchains
-# (scripts/go-toolchains.sh), both into ${GT_CACHE:-/var/cache/gotools}.
+# source (scripts/capstone.sh), libmicrohttpd without HTTPS built from
+# bookworm's (scripts/microhttpd.sh) and the Go toolchains
+# (scripts/go-toolchains.sh), all into ${GT_CACHE:-/var/cache/gotools}.
 # Idempotent: apt is only run when a package is missing, so a second run
 # downloads nothing.
 set -euo pipefail
@@ -14,13 +15,17 @@ PACKAGES=(
 	# build: the BPF programs, the tools, the static link (make STATIC=1
 	# needs the .a files of libbpf, libdw, libelf and of the compression
 	# libraries libdw and libelf use; capstone's is always linked, and
-	# comes from scripts/capstone.sh, not from bookworm's 4.0)
+	# comes from scripts/capstone.sh, not from bookworm's 4.0; so is
+	# libmicrohttpd's, from scripts/microhttpd.sh, as bookworm's needs
+	# gnutls, of which Debian has no .a)
 	make gcc libc6-dev clang llvm libclang-rt-14-dev bpftool pkg-config
 	libbpf-dev libelf-dev libdw-dev
 	zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
-	# fetching capstone 5 and the Go toolchains (apt-get download and
-	# source, dpkg-deb, dpkg-source); tests: gccgo fixtures, bpftrace for
-	# comparisons, taskset/nsenter
+	# fetching capstone 5, libmicrohttpd and the Go toolchains (apt-get
+	# download and source, dpkg-deb, dpkg-source; dpkg-buildflags and nm
+	# for libmicrohttpd's build, which needs nothing else beyond gcc and
+	# make); tests: gccgo fixtures, bpftrace for comparisons,
+	# taskset/nsenter
 	dpkg-dev gccgo-12 bpftrace util-linux debian-archive-keyring ca-certificates
 	binutils coreutils procps python3
 	# ground truth of unit tests: the runtime's wait reason strings, the
@@ -28,6 +33,9 @@ PACKAGES=(
 	gdb
 	# the HTTP server test's load generator (ApacheBench)
 	apache2-utils
+	# the --prometheus test: a real Prometheus scrapes the tools, and its
+	# promtool checks their exposition format
+	prometheus
 )
 # npm fetches the third-party Go binaries; keep a node/npm already there.
 command -v npm >/dev/null || PACKAGES+=(npm)
@@ -48,4 +56,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$ROOT/scripts/capstone.sh"
+"$ROOT/scripts/microhttpd.sh"
 "$ROOT/scripts/go-toolchains.sh"
