@@ -26,6 +26,7 @@
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
+#include "cli/tool_metrics.h"
 #include "probe/uprobes.h"
 #include "cookie.h"
 #include "gofunccount.skel.h"
@@ -40,7 +41,7 @@ static const char doc[] =
 "\n"
 "USAGE: gofunccount [-h] [-p PID | -c CMD] [-i INTERVAL] [-d DURATION] [-T]\n"
 "                   [-r] [-v] [-j] [--max-overhead PCT] [--debug-file FILE]\n"
-"                   [BINARY:]PATTERN\n"
+"                   [--prometheus [HOST:]PORT [-q]] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method; 'main.Sum' every instantiation of a generic Sum); '*' matches\n"
@@ -48,6 +49,10 @@ static const char doc[] =
 "libgo.so); it defaults to the executable of -p PID or -c CMD. Functions\n"
 "come from .symtab, or from .gopclntab in stripped binaries. Inlined calls\n"
 "are counted at each inlined copy and shown as FUNC [inlined].\n"
+"\n"
+"--prometheus serves the counts on /metrics for Prometheus to scrape, as\n"
+"gofunccount_calls_total{binary,pid,function,inlined}, until Ctrl-C;\n"
+"BINARY:PATTERN counts every process running BINARY, now and later.\n"
 "\n"
 "EXAMPLES:\n"
 "    gofunccount -p 181 'main.*'        # count main package calls in PID 181\n"
@@ -57,7 +62,8 @@ static const char doc[] =
 "    gofunccount -p 181 -d 10 -r '^main\\.(add|sub)$'  # regex, for 10 s\n"
 "    gofunccount -p 181 --max-overhead 5 '*'  # all, probes under 5% of a CPU\n"
 "    gofunccount 'go:fmt.*'             # gccgo programs: calls into libgo\n"
-"    gofunccount -j -c ./app 'main.*'   # JSON lines\n";
+"    gofunccount -j -c ./app 'main.*'   # JSON lines\n"
+"    gofunccount -q --prometheus 9100 ./server:'main.*'  # for Prometheus\n";
 
 /* Besides -p -c -d -v -h --max-overhead --debug-file (lib/cli/tool.h). */
 static const struct argp_option opts[] = {
@@ -65,6 +71,7 @@ static const struct argp_option opts[] = {
 	{ "timestamp", 'T', NULL, 0, "Include a timestamp with each output", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of a table", 0 },
+	TOOL_METRICS_OPTIONS,
 	{},
 };
 
@@ -83,6 +90,8 @@ struct counter_table {
 	struct row *rows;
 	size_t nrows;
 	struct percpu_counters counts;	/* a row's, since the last print */
+	__u64 *totals;		/* --prometheus: a row's, in all */
+	size_t nleft_out;	/* functions that could not be probed */
 	__u32 *row_of_probe;
 	int map_fd;		/* the counters, once loaded */
 	/* --max-overhead: its cookie indexes are the rows; NULL without */
@@ -99,7 +108,8 @@ static int counter_table__init(struct counter_table *t,
 
 	t->rows = calloc(fp->n, sizeof(*t->rows));
 	t->row_of_probe = calloc(fp->n, sizeof(*t->row_of_probe));
-	if (!t->rows || !t->row_of_probe)
+	t->totals = calloc(fp->n, sizeof(*t->totals));
+	if (!t->rows || !t->row_of_probe || !t->totals)
 		return gt_error(-ENOMEM, "out of memory");
 	err = name_table__init(&names, fp->n);
 	for (i = 0; i < fp->n && !err; i++) {
@@ -125,6 +135,7 @@ static void counter_table__free(struct counter_table *t)
 {
 	free(t->rows);
 	free(t->row_of_probe);
+	free(t->totals);
 	percpu_counters__free(&t->counts);
 }
 
@@ -261,10 +272,49 @@ static int print_counts(void *ctx)
 	return err;
 }
 
+/* A row's labels on /metrics. */
+static void row_labels(struct metrics *m, size_t row, void *ctx)
+{
+	const struct counter_table *t = ctx;
+
+	metrics__label(m, "function", t->rows[row].name);
+	metrics__label(m, "inlined", t->rows[row].inlined ? "true" : "false");
+}
+
+/* --prometheus: the counts since the start, a series for each row that
+ * has any. */
+static int write_metrics(struct metrics *m, void *ctx)
+{
+	struct counter_table *t = ctx;
+	const struct tool_rows rows = {
+		.tool = TOOL, .nrows = t->nrows, .nleft_out = t->nleft_out,
+		.limit = t->limit, .labels = row_labels, .ctx = t,
+	};
+	char v[24];
+	size_t i;
+	int err;
+
+	err = percpu_map__sum_all(t->map_fd, t->nrows, t->totals, 1);
+	if (err)
+		return err;
+	metrics__family(m, TOOL "_calls", METRICS_COUNTER,
+			"Calls of the function since the trace began (inlined copies apart)");
+	for (i = 0; i < t->nrows; i++) {
+		if (!t->totals[i])
+			continue;
+		metrics__sample_begin(m, NULL);
+		row_labels(m, i, t);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)t->totals[i]);
+		metrics__sample_end(m, v);
+	}
+	tool_metrics__write_rows(m, &rows);
+	return 0;
+}
+
 /* The probes for the pattern; an error when there are none. What cannot
- * be probed is left out, and said. */
+ * be probed is left out, and said, and counted into *NLEFT_OUT. */
 static int find_probes(const struct tool_target *target,
-		       struct func_probes *fp)
+		       struct func_probes *fp, size_t *nleft_out)
 {
 	struct left_out lo = { 0 };
 	int err;
@@ -278,6 +328,7 @@ static int find_probes(const struct tool_target *target,
 	err = left_out__add_probes(&lo, fp);
 	if (!err)
 		left_out__print(&lo, stderr, TOOL, env.verbose);
+	*nleft_out = lo.n;
 	left_out__free(&lo);
 	return err;
 }
@@ -292,15 +343,21 @@ int main(int argc, char **argv)
 	struct uprobe_list list = { 0 };
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { .name_of = row_name, .ctx = &table };
+	struct tool_metrics metrics;
+	size_t nleft_out = 0;
 	int err;
 
 	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,
 		    argc, argv);
-	err = tool_target__open(&target, &env);
+	err = tool_metrics__open(&metrics, &env);
 	if (!err)
-		err = find_probes(&target, &fp);
+		err = tool_target__open(&target, &env);
+	if (!err)
+		err = find_probes(&target, &fp, &nleft_out);
 	if (!err)
 		err = counter_table__init(&table, &fp);
+	table.nleft_out = nleft_out;
+	tool_metrics__set_source(&metrics, &target, write_metrics, &table);
 	if (!err)
 		err = make_cookies(&fp, &table, &list);
 	if (!err && env.max_overhead) {
@@ -319,8 +376,9 @@ int main(int argc, char **argv)
 	if (!err) {
 		table.map_fd = bpf_map__fd(obj->maps.counts);
 		err = intervals__trace(&env, &target, fp.nfuncs, print_counts,
-				       &table, &watch);
+				       &table, &watch, &metrics);
 	}
+	tool_metrics__close(&metrics);
 	uprobes__detach(probes);
 	gofunccount_bpf__destroy(obj);
 	uprobe_list__free(&list);

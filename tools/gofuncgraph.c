@@ -516,7 +516,7 @@ static int trace(struct gofuncgraph_bpf *obj, struct grapher *g,
 	clock_gettime(CLOCK_MONOTONIC, &g->mono);
 	clock_gettime(CLOCK_REALTIME, &g->wall);
 	/* the trees of the probes kept, printed while the others are tried */
-	err = tool_limit__admit(&watch, &env.tool, target);
+	err = tool_limit__admit(&watch, &env.tool, target, NULL);
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = watch;
 	if (!err)

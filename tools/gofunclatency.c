@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "probe/call_probes.h"
 #include "probe/func_probes.h"
 #include "gobin/go_binary.h"
@@ -27,6 +28,7 @@
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "cli/tool.h"
+#include "cli/tool_metrics.h"
 #include "probe/gstate_tracker.h"
 #include "probe/uprobes.h"
 #include "gofunclatency.h"
@@ -56,6 +58,7 @@ static const struct argp_option opts[] = {
 	{ "split-hists", OPT_SPLIT_HISTS, NULL, 0, "With -S, a histogram per function and part of its calls' time there", 0 },
 	{ "regexp", 'r', NULL, 0, "Use regular expressions; default is '*' wildcards", 0 },
 	{ "json", 'j', NULL, 0, "Print JSON lines instead of histograms", 0 },
+	TOOL_METRICS_OPTIONS,
 	{},
 };
 
@@ -65,7 +68,8 @@ static const char doc[] =
 "\n"
 "USAGE: gofunclatency [-h] [-p PID | -c CMD] [-u | -m] [-i INTERVAL]\n"
 "                     [-d DURATION] [-T] [-F] [-S] [--split-hists] [-r] [-v] [-j]\n"
-"                     [--max-overhead PCT] [--debug-file FILE] [BINARY:]PATTERN\n"
+"                     [--max-overhead PCT] [--debug-file FILE]\n"
+"                     [--prometheus [HOST:]PORT [-q]] [BINARY:]PATTERN\n"
 "\n"
 "PATTERN is a Go function name as Go spells it ('main.(*T).Foo' names exactly\n"
 "that method; 'main.Sum' every instantiation of a generic Sum); '*' matches\n"
@@ -83,6 +87,11 @@ static const char doc[] =
 "to its latency; --split-hists adds a histogram per part of the time the\n"
 "calls spent there (of those that spent any). Not for gccgo.\n"
 "\n"
+"--prometheus serves the histogram on /metrics for Prometheus to scrape,\n"
+"gofunclatency_call_duration_seconds (per function with -F; with -S the\n"
+"seconds of each part), until Ctrl-C; BINARY:PATTERN times every process\n"
+"running BINARY, now and later.\n"
+"\n"
 "EXAMPLES:\n"
 "    gofunclatency -p 181 'main.(*T).Foo'   # time Foo in PID 181\n"
 "    gofunclatency -u -p 181 'net/http.(*conn).serve'  # in microseconds\n"
@@ -94,7 +103,8 @@ static const char doc[] =
 "    gofunclatency -c './app -v' 'main.work'  # run ./app, time main.work\n"
 "    gofunclatency -d 10 -r -p 181 '^main\\.(get|put)$'  # regex, for 10 s\n"
 "    gofunclatency -j -c ./app 'main.work'  # JSON lines\n"
-"    gofunclatency -p 181 'go:fmt.Println'  # gccgo: fmt.Println in libgo\n";
+"    gofunclatency -p 181 'go:fmt.Println'  # gccgo: fmt.Println in libgo\n"
+"    gofunclatency -F -q --prometheus 9100 ./server:'main.*'  # for Prometheus\n";
 
 static void set_unit(const char *unit, unsigned long long div)
 {
@@ -541,11 +551,123 @@ static const char *row_name(void *ctx, size_t row)
 	return ((const struct latency_plan *)ctx)->cp.names[row];
 }
 
-/* What each interval prints: the histograms of the map, and -S's parts. */
+/* What each interval prints: the histograms of the map, and -S's parts;
+ * what --prometheus serves (TOTALS: the hists or splits read in all). */
 struct printer {
 	struct latency_plan *plan;
 	int hists_fd, splits_fd, parked_fd, part_hists_fd;
+	__u64 *totals;
+	size_t ntotals;
 };
+
+/* The longest latency a bucket of /metrics bounds: an hour; above it, +Inf. */
+#define METRICS_MAX_NS	(3600ULL * 1000000000ULL)
+
+/* Room for NKEYS elements of NWORDS words in PR's totals. */
+static int printer__totals(struct printer *pr, size_t nkeys, size_t nwords)
+{
+	return gt_ensure_mem((void **)&pr->totals, &pr->ntotals,
+			     sizeof(*pr->totals), nkeys * nwords);
+}
+
+static void row_labels(struct metrics *m, size_t row, void *ctx)
+{
+	metrics__label(m, "function", ((struct printer *)ctx)->plan->cp.names[row]);
+}
+
+/* -S on /metrics: each function's seconds by part, and parked by reason. */
+static int write_split_metrics(struct metrics *m, struct printer *pr)
+{
+	static const char *const parts[SPLIT_NPARTS] = {
+		[GSTATE_ON_CPU] = "on_cpu",
+		[GSTATE_RUNNABLE] = "runnable",
+		[GSTATE_OFF_CPU] = "runnable_cpu",
+		[GSTATE_SYSCALL] = "syscall",
+		[GSTATE_PARKED] = "parked",
+	};
+	const struct latency_plan *plan = pr->plan;
+	struct parked_key key, next, *prev = NULL;
+	const struct split *sp;
+	char v[32];
+	size_t i;
+	int err, part;
+	__u64 ns;
+
+	err = printer__totals(pr, plan->cp.nrows, WORDS(struct split));
+	if (!err)
+		err = percpu_map__sum_all(pr->splits_fd, plan->cp.nrows,
+					  pr->totals, WORDS(struct split));
+	if (err)
+		return err;
+	metrics__family(m, TOOL "_split_seconds", METRICS_COUNTER,
+			"Seconds of the function's calls by where the goroutine was: on_cpu, runnable (waiting for a P), runnable_cpu (its thread off the CPU), syscall, parked");
+	for (i = 0; i < plan->cp.nrows; i++) {
+		sp = (const struct split *)(pr->totals + i * WORDS(struct split));
+		for (part = 0; sp->count && part < SPLIT_NPARTS; part++) {
+			metrics__sample_begin(m, NULL);
+			row_labels(m, i, pr);
+			metrics__label(m, "part", parts[part]);
+			metrics__sample_end(m, metrics__ns_seconds(v, sizeof(v),
+						  sp->ns[part]));
+		}
+	}
+	metrics__family(m, TOOL "_parked_seconds", METRICS_COUNTER,
+			"Seconds of the function's calls parked, by the runtime's wait reason");
+	while (!bpf_map_get_next_key(pr->parked_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(pr->parked_fd, &key, &ns) ||
+		    key.func >= plan->cp.nrows ||
+		    key.reason >= GSTATE_MAX_REASONS)
+			continue;
+		metrics__sample_begin(m, NULL);
+		row_labels(m, key.func, pr);
+		metrics__label(m, "reason", gstate_tracker__slot_name(
+			plan->tracker, GSTATE_PARKED + key.reason));
+		metrics__sample_end(m, metrics__ns_seconds(v, sizeof(v), ns));
+	}
+	return 0;
+}
+
+/* --prometheus: the histograms since the start, in seconds. */
+static int write_metrics(struct metrics *m, void *ctx)
+{
+	struct printer *pr = ctx;
+	const struct latency_plan *plan = pr->plan;
+	const struct tool_rows rows = {
+		.tool = TOOL, .nrows = plan->cp.nrows,
+		.nleft_out = plan->cp.left_out.n, .limit = plan->limit,
+		.labels = row_labels, .ctx = pr,
+	};
+	size_t i, nkeys = plan->hists.nkeys;
+	const struct hist *h;
+	int err;
+
+	err = printer__totals(pr, nkeys, WORDS(struct hist));
+	if (!err)
+		err = percpu_map__sum_all(pr->hists_fd, nkeys, pr->totals,
+					  WORDS(struct hist));
+	if (err)
+		return err;
+	metrics__family(m, TOOL "_call_duration_seconds", METRICS_HISTOGRAM,
+			env.per_function ?
+			"Latency of the function's calls, entry to return, paired per goroutine" :
+			"Latency of the calls of the functions matched, entry to return, paired per goroutine");
+	for (i = 0; i < nkeys; i++) {
+		h = (const struct hist *)(pr->totals + i * WORDS(struct hist));
+		if (env.per_function && !h->count)
+			continue;
+		metrics__histogram(m, env.per_function ? "function" : NULL,
+				   plan->cp.names[i], (const uint64_t *)h->slots,
+				   HIST_NSLOTS, env.unit_div, METRICS_MAX_NS,
+				   h->total_ns, h->count);
+	}
+	if (env.split)
+		err = write_split_metrics(m, pr);
+	if (!err)
+		tool_metrics__write_rows(m, &rows);
+	return err;
+}
 
 static int print_interval(void *ctx)
 {
@@ -577,11 +699,15 @@ int main(int argc, char **argv)
 	struct printer pr = { .plan = &plan };
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { .name_of = row_name, .ctx = &plan };
+	struct tool_metrics metrics;
 	int err;
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,
 		    argc, argv);
-	err = tool_target__open(&target, &env.tool);
+	err = tool_metrics__open(&metrics, &env.tool);
+	if (!err)
+		err = tool_target__open(&target, &env.tool);
+	tool_metrics__set_source(&metrics, &target, write_metrics, &pr);
 	if (!err)
 		err = func_probes__find(target.bin, target.path, target.pattern,
 					env.tool.regex, &fp);
@@ -622,8 +748,9 @@ int main(int argc, char **argv)
 		pr.parked_fd = bpf_map__fd(obj->maps.parked);
 		pr.part_hists_fd = bpf_map__fd(obj->maps.part_hists);
 		err = intervals__trace(&env.tool, &target, plan.cp.nrows,
-				       print_interval, &pr, &watch);
+				       print_interval, &pr, &watch, &metrics);
 	}
+	tool_metrics__close(&metrics);
 	call_links__detach(&links);
 	overhead_limit__detach(&limit);
 	if (plan.tracker)
@@ -631,6 +758,7 @@ int main(int argc, char **argv)
 	gofunclatency_bpf__destroy(obj);
 	overhead_limit__free(&limit);
 	latency_plan__free(&plan);
+	free(pr.totals);
 	func_probes__free(&fp);
 	tool_target__close(&target);
 	return tool__exit_status(err);

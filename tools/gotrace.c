@@ -595,7 +595,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &pr->start_mono);
 	/* what the probes kept see while the others are tried, printed */
-	err = tool_limit__admit(&watch, &env.tool, target);
+	err = tool_limit__admit(&watch, &env.tool, target, NULL);
 	tool_clock__start(&clock, &env.tool);
 	clock.limit = watch;
 	if (!err)

@@ -8,7 +8,8 @@
 
 int intervals__trace(const struct tool_options *o, struct tool_target *t,
 		     size_t nfuncs, intervals_print_fn print, void *ctx,
-		     const struct tool_limit *limit)
+		     const struct tool_limit *limit,
+		     const struct tool_metrics *metrics)
 {
 	struct tool_clock clock;
 	bool last, target_exited;
@@ -16,7 +17,7 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 
 	/* the probes --max-overhead tries count from the first kept */
 	tool__print_tracing(o, nfuncs, o->spec);
-	err = tool_limit__admit(limit, o, t);
+	err = tool_limit__admit(limit, o, t, metrics);
 	if (!err)
 		err = tool_target__release(t, o);
 	if (err)
@@ -24,10 +25,11 @@ int intervals__trace(const struct tool_options *o, struct tool_target *t,
 	tool_clock__start(&clock, o);
 	if (limit)
 		clock.limit = *limit;
+	clock.metrics = metrics;
 	do {
 		last = tool_clock__wait(&clock, o, t, &target_exited);
 		/* what was counted, also when a check failed */
-		err = print(ctx);
+		err = o->quiet ? 0 : print(ctx);
 		if (!err)
 			err = clock.error;
 		if (err)

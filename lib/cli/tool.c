@@ -15,6 +15,7 @@
 #include "probe/target.h"
 #include "cli/overhead_limit.h"
 #include "cli/tool.h"
+#include "cli/tool_metrics.h"
 
 static volatile sig_atomic_t exiting;
 static bool verbose;
@@ -91,6 +92,14 @@ error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
 	case TOOL_OPT_DEBUG_FILE:
 		o->debug_file = arg;
 		break;
+	case TOOL_OPT_PROMETHEUS:
+		if (metrics_addr__parse(&o->prometheus_addr, arg))
+			tool__usage_error("%s", gt_last_error());
+		o->prometheus = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
 	case 'h':
 		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
 		break;
@@ -106,6 +115,8 @@ error_t tool__parse_arg(struct tool_options *o, int key, char *arg,
 			tool__usage_error("-p and -c cannot be used together");
 		if (o->duration && !o->interval)
 			o->interval = o->duration;
+		if (o->quiet && !o->prometheus)
+			tool__usage_error("-q goes with --prometheus");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -297,11 +308,12 @@ struct admit_ctx {
 	const struct tool_options *o;
 	struct tool_target *t;
 	const struct tool_limit *tl;
+	const struct tool_metrics *metrics;
 	int err;		/* of reading events; 1: enough of them */
 };
 
-/* Between trials: the events that came (when the tool has any), and
- * whether to stop trying. */
+/* Between trials: the events that came (when the tool has any), the
+ * metrics asked for, and whether to stop trying. */
 static bool admit_stop(void *ctx)
 {
 	struct admit_ctx *a = ctx;
@@ -314,13 +326,15 @@ static bool admit_stop(void *ctx)
 			a->err = a->tl->after_poll(a->tl->poll_ctx);
 		fflush(stdout);
 	}
+	if (!a->err)
+		a->err = tool_metrics__serve(a->metrics);
 	return a->err || tool_clock__over(&c, a->o, a->t, &gone);
 }
 
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
-		      struct tool_target *t)
+		      struct tool_target *t, const struct tool_metrics *metrics)
 {
-	struct admit_ctx a = { o, t, tl, 0 };
+	struct admit_ctx a = { o, t, tl, metrics, 0 };
 	int n;
 
 	if (!tl || !overhead_limit__pending(tl->limit))
@@ -357,6 +371,9 @@ bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		if (tool_clock__over(c, o, t, target_exited))
 			return true;
 		if (tool_clock__check_limit(c, o))
+			return true;
+		c->error = tool_metrics__serve(c->metrics);
+		if (c->error)
 			return true;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (reached(&now, &c->next_tick)) {

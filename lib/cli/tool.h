@@ -15,6 +15,7 @@
 #include <time.h>
 #include <sys/types.h>
 #include "cli/command.h"
+#include "cli/metrics_server.h"
 #include "cli/overhead_limit.h"
 #include "gobin/go_binary.h"
 
@@ -26,6 +27,7 @@
 enum tool_long_option {
 	TOOL_OPT_MAX_OVERHEAD = 0x100,
 	TOOL_OPT_DEBUG_FILE,
+	TOOL_OPT_PROMETHEUS,
 	TOOL_OPT_OWN = 0x200,
 };
 
@@ -40,8 +42,20 @@ struct tool_options {
 	bool json;		/* -j */
 	double max_overhead;	/* --max-overhead, % of one CPU; 0: none */
 	const char *debug_file;	/* --debug-file: the binary's DWARF */
+	/* --prometheus, where a tool has it: serve /metrics there */
+	const char *prometheus;
+	struct metrics_addr prometheus_addr;
+	bool quiet;		/* -q: with --prometheus, print no counts */
 	const char *spec;	/* [BINARY:]PATTERN */
 };
+
+/* The options of the tools that serve /metrics (gofunccount,
+ * gofunclatency), for their own option lists. */
+#define TOOL_METRICS_OPTIONS						\
+	{ "prometheus", TOOL_OPT_PROMETHEUS, "[HOST:]PORT", 0,		\
+	  "Serve the counts on http://HOST:PORT/metrics for Prometheus (a bare PORT: 127.0.0.1; 0: any free port) until Ctrl-C", 0 }, \
+	{ "quiet", 'q', NULL, 0,					\
+	  "With --prometheus, print no counts or histograms", 0 }
 
 /* Handle one of the shared options or the pattern; ARGP_ERR_UNKNOWN for
  * the rest, which the tool handles itself. */
@@ -103,6 +117,8 @@ typedef int (*tool_poll_fn)(void *ctx);
  * line names a cookie index; a tool of events, their ring buffer, read
  * while probes are tried (NULL: none), and what to call after each read
  * (as tool__read_events() calls it). */
+struct tool_metrics;
+
 struct tool_limit {
 	struct overhead_limit *limit;
 	overhead_name_fn name_of;
@@ -120,11 +136,11 @@ struct tool_limit {
  * over. Every tool does this after "Tracing"; a tool of events with TL's
  * ring buffer read between trials: what the probes kept see while the
  * others are tried is printed, not lost (the trial stops too when
- * AFTER_POLL says there were enough). Returns 0 or a negative errno with
- * a reason.
+ * AFTER_POLL says there were enough); METRICS' pages are written between
+ * trials too (NULL: none). Returns 0 or a negative errno with a reason.
  */
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
-		      struct tool_target *t);
+		      struct tool_target *t, const struct tool_metrics *metrics);
 
 /* At the end, what the probes cost the target, on stderr
  * (overhead_limit__print_cost()); nothing without a limit. */
@@ -136,6 +152,8 @@ struct tool_clock {
 	struct timespec end;		/* zero: no duration */
 	long interval;
 	struct tool_limit limit;	/* checked while the clock waits */
+	/* --prometheus: pages written while it waits (NULL: none) */
+	const struct tool_metrics *metrics;
 	int error;			/* of a check: the trace ends */
 };
 
@@ -159,7 +177,8 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o);
  * Sleep until the next interval (returns false: print and go on) or the
  * end of the trace (returns true: print and stop), as tool_clock__over()
  * says. With a limit, check it every 10 ms meanwhile; a check that fails
- * sets C->error and ends the trace.
+ * sets C->error and ends the trace. Write C's metrics pages meanwhile,
+ * as requests ask for them; a page that cannot be written ends it too.
  */
 bool tool_clock__wait(struct tool_clock *c, const struct tool_options *o,
 		      struct tool_target *t, bool *target_exited);
