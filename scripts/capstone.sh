@@ -32,27 +32,13 @@ set -euo pipefail
 SUITE=trixie
 SOURCE=capstone
 PACKAGE=libcapstone-dev
-CACHE=${GT_CACHE:-/var/cache/gotools}
-DEST=$CACHE/capstone
-# A cache of an older layout (Debian's build alone) has another marker.
-MARKER=.gotools-built
-
 die() { echo "capstone.sh: $*" >&2; exit 1; }
 
-[ -f "$DEST/$MARKER" ] && exit 0
-# One installer at a time; another may have finished while we waited.
-mkdir -p "$CACHE"
-exec 9>"$CACHE/.capstone.lock"
-flock 9
-[ -f "$DEST/$MARKER" ] && exit 0
-
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
-# shellcheck disable=SC2034 # for debian_archive_init
-DEBIAN_SOURCE_SUITES=$SUITE
-debian_archive_init
-
-stage=$(mktemp -d "$CACHE/.capstone-stage.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+# Nothing to do once built; else one installer at a time: DEST, MARKER,
+# STAGE. (A cache of an older layout has another marker.)
+debian_archive_build_begin capstone "$SUITE"
+stage=$STAGE
 mkdir "$stage/deb" "$stage/out"
 debian_archive_source "$SOURCE/$SUITE" "$stage/src" ||
 	die "cannot fetch the source of $SOURCE from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
@@ -84,7 +70,7 @@ cp "$stage/src/debian/copyright" "$stage/src/debian/changelog" \
 
 rm -rf "$DEST"
 mv "$stage/out" "$DEST"
-echo "capstone $version (Debian $SUITE), x86 diet build and Debian's" > "$DEST/$MARKER"
+echo "capstone $version (Debian $SUITE), x86 diet build and Debian's" > "$MARKER"
 rm -f "$CACHE/capstone-build.log"
 debian_archive_forget "$SOURCE" "$PACKAGE"
 echo "capstone.sh: built capstone $version into $DEST"

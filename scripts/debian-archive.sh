@@ -23,6 +23,17 @@
 #                                   DEBIAN_SOURCE_SUITES when init runs
 #   debian_archive_forget NAME...   delete the downloaded .debs and sources
 #                                   of NAME...
+#   debian_archive_build_begin NAME SUITE
+#                                   for a script that builds NAME from
+#                                   SUITE's source into $CACHE/NAME behind
+#                                   the marker .gotools-built: exit 0 when
+#                                   the marker is there; else take NAME's
+#                                   lock (until the script exits; another
+#                                   installer may have finished while we
+#                                   waited: look again), init with SUITE's
+#                                   sources, and set DEST, MARKER (to write
+#                                   once all is in DEST) and STAGE, a new
+#                                   directory removed on exit
 #
 # Set before debian_archive_init: DEBIAN_SOURCE_SUITES, the suites whose
 # source packages are wanted (their indexes are large: none by default).
@@ -73,6 +84,21 @@ debian_find_mirror() {
 		}
 		END { flush() }
 	' "${files[@]}"
+}
+
+debian_archive_build_begin() {
+	DEST=$CACHE/$1
+	MARKER=$DEST/.gotools-built
+	[ -f "$MARKER" ] && exit 0
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.$1.lock"
+	flock 9
+	[ -f "$MARKER" ] && exit 0
+	DEBIAN_SOURCE_SUITES=$2
+	debian_archive_init
+	STAGE=$(mktemp -d "$CACHE/.$1-stage.XXXXXX")
+	# shellcheck disable=SC2064 # STAGE is set now, for good
+	trap "rm -rf '$STAGE'" EXIT
 }
 
 debian_archive_init() {

@@ -25,26 +25,13 @@ set -euo pipefail
 
 SUITE=bookworm
 SOURCE=libmicrohttpd
-CACHE=${GT_CACHE:-/var/cache/gotools}
-DEST=$CACHE/microhttpd
-MARKER=.gotools-built
-
 die() { echo "microhttpd.sh: $*" >&2; exit 1; }
 
-[ -f "$DEST/$MARKER" ] && exit 0
-# One installer at a time; another may have finished while we waited.
-mkdir -p "$CACHE"
-exec 9>"$CACHE/.microhttpd.lock"
-flock 9
-[ -f "$DEST/$MARKER" ] && exit 0
-
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
-# shellcheck disable=SC2034 # for debian_archive_init
-DEBIAN_SOURCE_SUITES=$SUITE
-debian_archive_init
-
-stage=$(mktemp -d "$CACHE/.microhttpd-stage.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+# Nothing to do once built; else one installer at a time: DEST, MARKER,
+# STAGE.
+debian_archive_build_begin microhttpd "$SUITE"
+stage=$STAGE
 mkdir "$stage/out"
 debian_archive_source "$SOURCE/$SUITE" "$stage/src" ||
 	die "cannot fetch the source of $SOURCE from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
@@ -99,7 +86,7 @@ cp "$stage/src/debian/copyright" "$stage/src/debian/changelog" \
 
 rm -rf "$DEST"
 mv "$stage/out" "$DEST"
-echo "libmicrohttpd $version (Debian $SUITE), static, without HTTPS" > "$DEST/$MARKER"
+echo "libmicrohttpd $version (Debian $SUITE), static, without HTTPS" > "$MARKER"
 rm -f "$CACHE/microhttpd-build.log"
 debian_archive_forget "$SOURCE"
 echo "microhttpd.sh: built libmicrohttpd $version into $DEST"
