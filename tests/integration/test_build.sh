@@ -1,7 +1,9 @@
 #!/bin/bash
 # The build's promises: `make STATIC=1` gives self-contained tools that
-# still count right, and `make install` honours PREFIX and DESTDIR.
-# Capstone 5 is linked into every tool, and without it make refuses.
+# still count right and serve --prometheus (libmicrohttpd linked in, and
+# glibc's getaddrinfo in a static binary), and `make install` honours
+# PREFIX and DESTDIR. Capstone 5 is linked into every tool, and without it
+# make refuses.
 source "$(dirname "$0")/lib.sh"
 
 if [[ -x $BUILD/gofunccount ]] && ldd "$BUILD/gofunccount" >"$TMP/ldd" 2>&1 &&
@@ -39,6 +41,24 @@ if need_file "$f"; then
 		pass "static gofunccount counts"
 	else
 		fail "static gofunccount counts" "$(tail -3 "$TMP/out")"
+	fi
+	# the same count on /metrics, while the tool still runs (-d 3)
+	"$static/gofunccount" -q --prometheus 0 -d 3 "$f:main.add" \
+		>"$TMP/prom.out" 2>"$TMP/prom.err" &
+	tpid=$!
+	for _ in $(seq 50); do
+		url=$(sed -n 's/^gofunccount: serving metrics on //p' "$TMP/prom.err")
+		[[ -n $url ]] && grep -q '^Tracing' "$TMP/prom.out" && break
+		sleep 0.1
+	done
+	"$f" "$TMP/truth2" >/dev/null
+	got=$(curl -s --max-time 5 "$url" | sed -n 's/^gofunccount_calls_total{.*function="main.add".*} //p')
+	wait "$tpid"
+	want=$(awk '$1 == "main.add" { print $2 }' "$TMP/truth2")
+	if [[ -n $want && $got == "$want" ]]; then
+		pass "static gofunccount --prometheus serves the count"
+	else
+		fail "static gofunccount --prometheus serves the count" "got '$got' for $want at '$url': $(tail -2 "$TMP/prom.err")"
 	fi
 fi
 
