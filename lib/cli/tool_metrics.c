@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* --prometheus in a tool (tool_metrics.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "cli/tool_metrics.h"
@@ -29,7 +31,9 @@ void tool_metrics__set_source(struct tool_metrics *tm,
 
 	s->write = write;
 	s->ctx = ctx;
-	s->labels[0] = (struct metrics_label){ "binary", t->path };
+	if (!realpath(t->path, tm->binary))
+		snprintf(tm->binary, sizeof(tm->binary), "%s", t->path);
+	s->labels[0] = (struct metrics_label){ "binary", tm->binary };
 	s->nlabels = 1;
 	if (t->tgid > 0) {
 		snprintf(tm->pid, sizeof(tm->pid), "%d", (int)t->tgid);

@@ -18,6 +18,7 @@
 struct tool_metrics {
 	struct metrics_server *server;	/* NULL: no --prometheus */
 	struct metrics_source source;
+	char binary[4096];
 	char pid[16];
 };
 
@@ -29,7 +30,8 @@ struct tool_metrics {
  */
 int tool_metrics__open(struct tool_metrics *tm, const struct tool_options *o);
 
-/* Every sample labelled binary="PATH" of T and, when T is one process,
+/* Every sample labelled binary="PATH" of T (as links resolve it: the
+ * file /proc/PID/exe names, with -p) and, when T is one process,
  * pid="PID" (BINARY:PATTERN traces every process running it, counted
  * together); WRITE(CTX) writes a page's families. */
 void tool_metrics__set_source(struct tool_metrics *tm,
