@@ -6,7 +6,7 @@
 # every second, and PromQL must give back exactly the calls the fixture
 # counted (gofunclatency: exact calls, sums within test_gofunclatency's 2%,
 # and with -S the parts adding up to the sums). With -p, every sample is
-# labelled with the process too.
+# labelled with the process too; what --max-overhead detaches is said.
 # Bad input is one line on stderr, the documented exit status, no probe
 # left. A hostile scraper (1000 half requests that never read, a 1 MB
 # header) neither stalls the metrics nor the tracing, nor grows the tool.
@@ -15,6 +15,7 @@ source "$(dirname "$0")/lib.sh"
 COUNT=$BUILD/gofunccount
 LAT=$BUILD/gofunclatency
 CFIX=$FIX/count-go1.27-default
+HFIX=$FIX/hotcold-go1.27-default
 LFIX=$FIX/latency-go1.27-default
 # test_gofunclatency's selection: main.lat*, not their closures.
 LAT_PATTERN='^main\.lat[A-Za-z]+$'
@@ -455,6 +456,33 @@ test_pid_label() {
 	[[ -n $tpid ]] && stop "$tpid" INT
 }
 
+# 1c. --max-overhead: the hotcold fixture's main.hot (millions of calls a
+# second) is detached, and /metrics says so (its series stops growing,
+# and a gauge says why), main.cold stays exact, and the probes' cost is a
+# counter.
+test_overhead() {
+	local name="gofunccount --prometheus --max-overhead" out=$TMP/over
+	local truth=$TMP/over.truth hbin page=$TMP/over.txt hot cold want
+	need_file "$HFIX" && cp "$HFIX" "$TMP/hotcold-bin" || return
+	hbin=$(readlink -f "$TMP/hotcold-bin")
+	start_tool "$name" "$out" "$COUNT" -q --max-overhead 5 --prometheus 0 "$hbin:main.*" || return
+	timeout 60 "$hbin" 2 "$truth" >"$out.fixture" 2>&1
+	scrape "$port" "$page" >/dev/null
+	hot=$(sed -nE 's/^gofunccount_calls_total\{.*function="main\.hot".*\} ([0-9]+)$/\1/p' "$page")
+	cold=$(sed -nE 's/^gofunccount_calls_total\{.*function="main\.cold".*\} ([0-9]+)$/\1/p' "$page")
+	want=$(awk '$1 == "main.cold" { print $2 }' "$truth" 2>/dev/null)
+	if grep -qE '^gofunccount_function_detached\{.*function="main\.hot".*\} 1$' "$page" &&
+		grep -qE '^gofunccount_functions\{.*state="detached"\} [1-9]' "$page" &&
+		grep -qE '^gofunccount_probe_cost_seconds_total\{[^}]*\} (0\.[0-9]*[1-9]|[1-9][0-9]*\.[0-9]+)$' "$page" &&
+		[[ -n $hot && $hot -le $(awk '$1 == "main.hot" { print $2 }' "$truth") &&
+		   -n $want && $cold == "$want" ]]; then
+		pass "$name: main.hot detached after $hot calls and said so, main.cold exact ($cold), the probes' cost a counter"
+	else
+		fail "$name" "hot '$hot' cold '$cold' (fixture $want): $(grep -E '^gofunccount_(function_detached|functions|probe_cost)' "$page" | tr '\n' ';')"
+	fi
+	stop "$tpid" INT
+}
+
 # expect_bad NAME RC WANT TOOL ARGS...: TOOL ARGS exits RC with one line on
 # stderr containing WANT (a fixed string).
 expect_bad() {
@@ -632,6 +660,7 @@ for cmd in promtool curl python3 setpriv; do
 done
 test_count
 test_pid_label
+test_overhead
 test_latency
 test_bad_input
 test_hostile
