@@ -343,15 +343,15 @@ int main(int argc, char **argv)
 	struct uprobe_list list = { 0 };
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { .name_of = row_name, .ctx = &table };
-	struct tool_metrics metrics;
+	struct tool_metrics metrics = { 0 };
 	size_t nleft_out = 0;
 	int err;
 
 	tool__start(&env, opts, parse_arg, "[BINARY:]PATTERN", doc,
 		    argc, argv);
-	err = tool_metrics__open(&metrics, &env);
+	err = tool_target__open(&target, &env);
 	if (!err)
-		err = tool_target__open(&target, &env);
+		err = tool_metrics__open(&metrics, &env);
 	if (!err)
 		err = find_probes(&target, &fp, &nleft_out);
 	if (!err)

@@ -561,7 +561,7 @@ struct printer {
 };
 
 /* The longest latency a bucket of /metrics bounds: an hour; above it, +Inf. */
-#define METRICS_MAX_NS	(3600ULL * 1000000000ULL)
+#define DURATION_MAX_NS	(3600ULL * 1000000000ULL)
 
 /* Room for NKEYS elements of NWORDS words in PR's totals. */
 static int printer__totals(struct printer *pr, size_t nkeys, size_t nwords)
@@ -588,7 +588,8 @@ static int write_split_metrics(struct metrics *m, struct printer *pr)
 	const struct latency_plan *plan = pr->plan;
 	struct parked_key key, next, *prev = NULL;
 	const struct split *sp;
-	char v[32];
+	char v[32], unnamed[32];
+	const char *reason;
 	size_t i;
 	int err, part;
 	__u64 ns;
@@ -620,10 +621,18 @@ static int write_split_metrics(struct metrics *m, struct printer *pr)
 		    key.func >= plan->cp.nrows ||
 		    key.reason >= GSTATE_MAX_REASONS)
 			continue;
+		reason = gstate_tracker__slot_name(plan->tracker,
+						   GSTATE_PARKED + key.reason);
+		/* reason 0 is "" in Go, a reason past the runtime's too:
+		 * one series each */
+		if (!reason || !*reason) {
+			snprintf(unnamed, sizeof(unnamed), "reason_%u",
+				 key.reason);
+			reason = unnamed;
+		}
 		metrics__sample_begin(m, NULL);
 		row_labels(m, key.func, pr);
-		metrics__label(m, "reason", gstate_tracker__slot_name(
-			plan->tracker, GSTATE_PARKED + key.reason));
+		metrics__label(m, "reason", reason);
 		metrics__sample_end(m, metrics__ns_seconds(v, sizeof(v), ns));
 	}
 	return 0;
@@ -659,8 +668,8 @@ static int write_metrics(struct metrics *m, void *ctx)
 			continue;
 		metrics__histogram(m, env.per_function ? "function" : NULL,
 				   plan->cp.names[i], (const uint64_t *)h->slots,
-				   HIST_NSLOTS, env.unit_div, METRICS_MAX_NS,
-				   h->total_ns, h->count);
+				   HIST_NSLOTS, env.unit_div, DURATION_MAX_NS,
+				   h->total_ns);
 	}
 	if (env.split)
 		err = write_split_metrics(m, pr);
@@ -699,14 +708,14 @@ int main(int argc, char **argv)
 	struct printer pr = { .plan = &plan };
 	struct overhead_limit limit = { 0 };
 	struct tool_limit watch = { .name_of = row_name, .ctx = &plan };
-	struct tool_metrics metrics;
+	struct tool_metrics metrics = { 0 };
 	int err;
 
 	tool__start(&env.tool, opts, parse_arg, "[BINARY:]PATTERN", doc,
 		    argc, argv);
-	err = tool_metrics__open(&metrics, &env.tool);
+	err = tool_target__open(&target, &env.tool);
 	if (!err)
-		err = tool_target__open(&target, &env.tool);
+		err = tool_metrics__open(&metrics, &env.tool);
 	tool_metrics__set_source(&metrics, &target, write_metrics, &pr);
 	if (!err)
 		err = func_probes__find(target.bin, target.path, target.pattern,

@@ -38,24 +38,27 @@ static void put(struct metrics *m, const char *s, size_t n)
 	m->buf[m->len] = '\0';
 }
 
-static void puts_(struct metrics *m, const char *s)
+static void put_str(struct metrics *m, const char *s)
 {
 	put(m, s, strlen(s));
 }
 
-/* A label's value, escaped as both formats escape it: \\, \" and \n. */
-static void put_escaped(struct metrics *m, const char *s)
+/* A label's value, escaped as both formats escape it: \\, \" and \n;
+ * or a HELP text (QUOTES false), where the text format leaves '"' as it
+ * is. */
+static void put_escaped(struct metrics *m, const char *s, bool quotes)
 {
 	const char *run = s;
 
 	for (; *s; s++) {
-		const char *esc = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" :
+		const char *esc = *s == '\\' ? "\\\\" :
+				  *s == '"' && quotes ? "\\\"" :
 				  *s == '\n' ? "\\n" : NULL;
 
 		if (!esc)
 			continue;
 		put(m, run, s - run);
-		puts_(m, esc);
+		put_str(m, esc);
 		run = s + 1;
 	}
 	put(m, run, s - run);
@@ -73,49 +76,51 @@ void metrics__family(struct metrics *m, const char *name,
 	/* the text format names a counter's family as its sample */
 	const char *total = type == METRICS_COUNTER &&
 			    m->format == METRICS_TEXT ? "_total" : "";
-	int i;
 
 	m->family = name;
 	m->type = type;
-	for (i = 0; i < 2; i++) {
-		puts_(m, i ? "# TYPE " : "# HELP ");
-		puts_(m, name);
-		puts_(m, total);
-		puts_(m, " ");
-		puts_(m, i ? type_names[type] : help);
-		puts_(m, "\n");
-	}
+	put_str(m, "# HELP ");
+	put_str(m, name);
+	put_str(m, total);
+	put_str(m, " ");
+	put_escaped(m, help, m->format == METRICS_OPENMETRICS);
+	put_str(m, "\n# TYPE ");
+	put_str(m, name);
+	put_str(m, total);
+	put_str(m, " ");
+	put_str(m, type_names[type]);
+	put_str(m, "\n");
 }
 
 void metrics__sample_begin(struct metrics *m, const char *suffix)
 {
 	size_t i;
 
-	puts_(m, m->family);
-	puts_(m, m->type == METRICS_COUNTER ? "_total" : suffix ? suffix : "");
-	puts_(m, "{");
-	m->in_sample = false;
+	put_str(m, m->family);
+	put_str(m, m->type == METRICS_COUNTER ? "_total" : suffix ? suffix : "");
+	put_str(m, "{");
+	m->has_label = false;
 	for (i = 0; i < m->ncommon; i++)
 		metrics__label(m, m->common[i].name, m->common[i].value);
 }
 
 void metrics__label(struct metrics *m, const char *name, const char *value)
 {
-	if (m->in_sample)
-		puts_(m, ",");
-	m->in_sample = true;
-	puts_(m, name);
-	puts_(m, "=\"");
-	put_escaped(m, value);
-	puts_(m, "\"");
+	if (m->has_label)
+		put_str(m, ",");
+	m->has_label = true;
+	put_str(m, name);
+	put_str(m, "=\"");
+	put_escaped(m, value, true);
+	put_str(m, "\"");
 }
 
 void metrics__sample_end(struct metrics *m, const char *value)
 {
-	puts_(m, "} ");
-	puts_(m, value);
-	puts_(m, "\n");
-	m->in_sample = false;
+	put_str(m, "} ");
+	put_str(m, value);
+	put_str(m, "\n");
+	m->has_label = false;
 }
 
 void metrics__sample_u64(struct metrics *m, const char *label,
@@ -160,7 +165,7 @@ static void histogram_sample(struct metrics *m, const char *suffix,
 void metrics__histogram(struct metrics *m, const char *label,
 			const char *label_value, const uint64_t *slots,
 			size_t nslots, uint64_t unit_ns, uint64_t max_ns,
-			uint64_t sum_ns, uint64_t count)
+			uint64_t sum_ns)
 {
 	char le[32], v[24];
 	uint64_t cum = 0;
@@ -182,7 +187,12 @@ void metrics__histogram(struct metrics *m, const char *label,
 		if ((unit_ns << k) >= max_ns)
 			break;
 	}
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)count);
+	/* the slots' sum, not the count BPF keeps beside them: a read while
+	 * calls end may see one without the other, and +Inf must not be
+	 * below a bucket */
+	for (cum = 0, k = 0; k < nslots; k++)
+		cum += slots[k];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)cum);
 	histogram_sample(m, "_bucket", label, label_value, "+Inf", v);
 	histogram_sample(m, "_sum", label, label_value, NULL,
 			 metrics__ns_seconds(le, sizeof(le), sum_ns));
@@ -192,9 +202,9 @@ void metrics__histogram(struct metrics *m, const char *label,
 int metrics__finish(struct metrics *m)
 {
 	if (m->format == METRICS_OPENMETRICS)
-		puts_(m, "# EOF\n");
+		put_str(m, "# EOF\n");
 	if (!m->error && !m->buf)
-		puts_(m, "");
+		put_str(m, "");
 	if (m->error) {
 		metrics__free(m);
 		return gt_error(m->error, "out of memory for the metrics");

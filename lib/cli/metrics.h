@@ -50,7 +50,7 @@ struct metrics {
 	/* the family being written, and its type */
 	const char *family;
 	enum metrics_type type;
-	bool in_sample;		/* between sample_begin and sample_end */
+	bool has_label;		/* the sample being written has one */
 };
 
 /* An empty page of FORMAT whose samples all carry the labels COMMON
@@ -80,12 +80,13 @@ void metrics__sample_u64(struct metrics *m, const char *label,
  * le="2^k units, in seconds" counts slots 0 to k. Buckets from 2 units
  * up to the first that reaches MAX_NS, then +Inf (the last slot, which
  * also holds whatever is larger, counts in +Inf alone); _sum (SUM_NS in
- * seconds) and _count. LABEL (NULL: none) is the histogram's own label.
+ * seconds) and _count (the slots' sum, as +Inf). LABEL (NULL: none) is
+ * the histogram's own label.
  */
 void metrics__histogram(struct metrics *m, const char *label,
 			const char *label_value, const uint64_t *slots,
 			size_t nslots, uint64_t unit_ns, uint64_t max_ns,
-			uint64_t sum_ns, uint64_t count);
+			uint64_t sum_ns);
 
 /* NS nanoseconds as seconds, exact, into BUF (24 bytes or more): "0",
  * "1.5", "0.000000002". Returns BUF. */

@@ -16,19 +16,33 @@
 #include <sys/resource.h>
 #include <microhttpd.h>
 #include "core/error.h"
+#include "core/mem.h"
 #include "cli/metrics_server.h"
+
+/* A request of /metrics waiting, its connection suspended, for a page
+ * newer than itself: the loop resumes it, and libmicrohttpd calls the
+ * handler again, which answers with the page. */
+struct metrics_request {
+	struct MHD_Connection *conn;
+	enum metrics_format format;
+	uint64_t number;		/* of its format's requests */
+	double deadline;		/* CLOCK_MONOTONIC, s */
+	bool resumed;
+};
 
 struct metrics_server {
 	struct MHD_Daemon *daemon;
 	char url[128];
 	pthread_mutex_t lock;
-	pthread_cond_t written;		/* a page was written */
-	/* by format, under LOCK: the last request's number, the number
-	 * of the last request the page answers, the page */
+	/* under LOCK: by format, the last request's number, the number of
+	 * the last request the page answers, the page; the requests
+	 * waiting */
 	uint64_t asked[METRICS_NFORMATS];
 	uint64_t answered[METRICS_NFORMATS];
 	struct MHD_Response *page[METRICS_NFORMATS];
 	double written_at[METRICS_NFORMATS];	/* CLOCK_MONOTONIC, s */
+	struct metrics_request **waiting;
+	size_t nwaiting, waiting_cap;
 	bool closing;
 };
 
@@ -61,7 +75,7 @@ int metrics_addr__parse(struct metrics_addr *a, const char *arg)
 		hlen = colon - arg;
 		if (arg[0] == '[') {
 			if (hlen < 2 || arg[hlen - 1] != ']')
-				return addr_error(arg, "no ']' before the port");
+				return addr_error(arg, "an IPv6 address in brackets, then ':PORT'");
 			arg++;
 			hlen -= 2;
 		} else if (memchr(arg, ':', hlen)) {
@@ -76,10 +90,14 @@ int metrics_addr__parse(struct metrics_addr *a, const char *arg)
 	}
 	errno = 0;
 	p = strtol(port, &end, 10);
-	if (!*port || *end || errno || p < 0 || p > 65535 || *port == '-' ||
-	    *port == '+')
-		return addr_error(colon ? colon + 1 : port,
-				  "not a port (0 to 65535)");
+	if (strspn(port, "0123456789") != strlen(port) || !*port || *end ||
+	    errno || p > 65535)
+		return addr_error(port, "not a port (0 to 65535)");
+	/* dotted quads only: getaddrinfo() also takes "0" for 0.0.0.0,
+	 * which would listen on every address for a typo */
+	if (strspn(host, "0123456789.") == strlen(host) &&
+	    inet_pton(AF_INET, host, &(struct in_addr){ 0 }) != 1)
+		return addr_error(host, "not an IPv4 address (a.b.c.d)");
 	err = getaddrinfo(host, port, &hints, &res);
 	if (err)
 		return gt_error(-EINVAL, "--prometheus: cannot resolve '%s': %s",
@@ -113,38 +131,20 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	return ret;
 }
 
-static void deadline_in(struct timespec *t, long ms)
+/* Answer R's request with the page of its format, or 503 before the
+ * first. */
+static enum MHD_Result answer(struct metrics_server *s,
+			      struct MHD_Connection *c,
+			      const struct metrics_request *r)
 {
-	clock_gettime(CLOCK_MONOTONIC, t);
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-/* A request of /metrics: a page newer than it, or the last one when the
- * loop is busy (trying probes, say) for METRICS_WAIT_MS. */
-static enum MHD_Result serve_page(struct metrics_server *s,
-				  struct MHD_Connection *c,
-				  enum metrics_format f)
-{
-	struct timespec deadline;
-	enum MHD_Result ret;
-	uint64_t mine;
+	enum MHD_Result ret = MHD_NO;
 	bool none;
 
-	deadline_in(&deadline, METRICS_WAIT_MS);
 	pthread_mutex_lock(&s->lock);
-	mine = ++s->asked[f];
-	while (s->answered[f] < mine && !s->closing &&
-	       pthread_cond_timedwait(&s->written, &s->lock, &deadline) !=
-	       ETIMEDOUT)
-		;
 	/* queued under the lock: the loop cannot free it meanwhile */
-	none = !s->page[f];
-	ret = none ? MHD_NO : MHD_queue_response(c, MHD_HTTP_OK, s->page[f]);
+	none = !s->page[r->format];
+	if (!none)
+		ret = MHD_queue_response(c, MHD_HTTP_OK, s->page[r->format]);
 	pthread_mutex_unlock(&s->lock);
 	if (none)
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -152,11 +152,48 @@ static enum MHD_Result serve_page(struct metrics_server *s,
 	return ret;
 }
 
+/* A new request of /metrics: suspended until the loop has written a page
+ * newer than it (or METRICS_WAIT_MS passed: the last page); the thread
+ * serves the other connections meanwhile. */
+static enum MHD_Result wait_page(struct metrics_server *s,
+				 struct MHD_Connection *c,
+				 enum metrics_format f, void **con_cls)
+{
+	struct metrics_request *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return MHD_NO;
+	*con_cls = r;		/* freed when the request completes */
+	r->conn = c;
+	r->format = f;
+	r->deadline = now_s() + METRICS_WAIT_MS / 1e3;
+	/* before the loop can see it: it resumes only what is suspended */
+	MHD_suspend_connection(c);
+	pthread_mutex_lock(&s->lock);
+	r->number = ++s->asked[f];
+	err = gt_ensure_mem((void **)&s->waiting, &s->waiting_cap,
+			    sizeof(*s->waiting), s->nwaiting + 1);
+	if (!err && !s->closing)
+		s->waiting[s->nwaiting++] = r;
+	else
+		r->resumed = true;
+	pthread_mutex_unlock(&s->lock);
+	if (r->resumed)
+		MHD_resume_connection(c);
+	return MHD_YES;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
+	struct metrics_server *s = cls;
+
+	/* called again once resumed */
+	if (*con_cls)
+		return answer(s, c, *con_cls);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -164,14 +201,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND,
 			     "not found: the metrics are at /metrics\n");
-	return serve_page(cls, c, metrics__negotiate(
+	return wait_page(s, c, metrics__negotiate(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					    MHD_HTTP_HEADER_ACCEPT)));
+					    MHD_HTTP_HEADER_ACCEPT)), con_cls);
 }
 
-/* As many connections as the file descriptors left allow, after raising
- * their soft limit to the hard one (a quarter of it: the probes and maps
- * need theirs). */
+static void request_completed(void *cls, struct MHD_Connection *c,
+			      void **con_cls,
+			      enum MHD_RequestTerminationCode why)
+{
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* As many connections as a quarter of the file descriptors allow (the
+ * probes and maps need theirs), after raising their soft limit to the
+ * hard one, as the process may (a -c command, started before, keeps its
+ * own). */
 static unsigned int connection_limit(void)
 {
 	struct rlimit r;
@@ -181,8 +227,8 @@ static unsigned int connection_limit(void)
 		return 64;
 	if (r.rlim_cur < r.rlim_max) {
 		r.rlim_cur = r.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &r);
-		getrlimit(RLIMIT_NOFILE, &r);
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			getrlimit(RLIMIT_NOFILE, &r);
 	}
 	n = r.rlim_cur / 4;
 	if (n > METRICS_MAX_CONNS)
@@ -237,7 +283,6 @@ int metrics_server__open(const struct metrics_addr *a,
 			 struct metrics_server **out)
 {
 	struct metrics_server *s;
-	pthread_condattr_t ca;
 	sigset_t block, old;
 	int fd = -1, err;
 
@@ -246,10 +291,6 @@ int metrics_server__open(const struct metrics_addr *a,
 	if (!s)
 		return gt_error(-ENOMEM, "out of memory");
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->written, &ca);
-	pthread_condattr_destroy(&ca);
 	err = listen_on(a, s, &fd);
 	if (err) {
 		metrics_server__close(s);
@@ -260,8 +301,12 @@ int metrics_server__open(const struct metrics_addr *a,
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	s->daemon = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD,
+	s->daemon = MHD_start_daemon(MHD_USE_AUTO |
+				     MHD_USE_INTERNAL_POLLING_THREAD |
+				     MHD_ALLOW_SUSPEND_RESUME,
 				     0, NULL, NULL, handle, s,
+				     MHD_OPTION_NOTIFY_COMPLETED,
+				     request_completed, s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_CONNECTION_LIMIT,
 				     connection_limit(),
@@ -272,7 +317,7 @@ int metrics_server__open(const struct metrics_addr *a,
 				     MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->daemon) {
-		close(fd);
+		/* not closed here: libmicrohttpd has, on most ways out */
 		metrics_server__close(s);
 		return gt_error(-EIO, "cannot serve HTTP on %s (libmicrohttpd)",
 				a->text);
@@ -313,6 +358,36 @@ static struct MHD_Response *write_page(const struct metrics_source *src,
 	return r;
 }
 
+/* Resume the requests a page answers now (or whose wait is over; all
+ * when closing), outside the lock: libmicrohttpd takes its own. */
+static void resume_answered(struct metrics_server *s)
+{
+	struct MHD_Connection *conns[64];
+	struct metrics_request *r;
+	size_t i, kept, n;
+	double now;
+
+	do {
+		now = now_s();
+		n = 0;
+		pthread_mutex_lock(&s->lock);
+		for (i = kept = 0; i < s->nwaiting; i++) {
+			r = s->waiting[i];
+			if (n < 64 && (s->closing || now >= r->deadline ||
+				       r->number <= s->answered[r->format])) {
+				r->resumed = true;
+				conns[n++] = r->conn;
+			} else {
+				s->waiting[kept++] = r;
+			}
+		}
+		s->nwaiting = kept;
+		pthread_mutex_unlock(&s->lock);
+		for (i = 0; i < n; i++)
+			MHD_resume_connection(conns[i]);
+	} while (n == 64);
+}
+
 int metrics_server__serve(struct metrics_server *s,
 			  const struct metrics_source *src)
 {
@@ -339,11 +414,11 @@ int metrics_server__serve(struct metrics_server *s,
 		/* on an error, those asking get the page before */
 		s->answered[f] = asked;
 		s->written_at[f] = now;
-		pthread_cond_broadcast(&s->written);
 		pthread_mutex_unlock(&s->lock);
 		if (old)
 			MHD_destroy_response(old);
 	}
+	resume_answered(s);
 	return err;
 }
 
@@ -355,14 +430,15 @@ void metrics_server__close(struct metrics_server *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->closing = true;
-	pthread_cond_broadcast(&s->written);
 	pthread_mutex_unlock(&s->lock);
+	/* no connection may be suspended when the daemon stops */
+	resume_answered(s);
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
 	for (f = 0; f < METRICS_NFORMATS; f++)
 		if (s->page[f])
 			MHD_destroy_response(s->page[f]);
-	pthread_cond_destroy(&s->written);
 	pthread_mutex_destroy(&s->lock);
+	free(s->waiting);
 	free(s);
 }

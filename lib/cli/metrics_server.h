@@ -6,21 +6,24 @@
  *
  * libmicrohttpd serves HTTP from a thread of its own; the tracing loop
  * writes the pages, so that nothing but that loop ever reads the BPF maps
- * or the tool's state. A request asks for a page and waits (at most
- * METRICS_WAIT_MS) until the loop, which looks every 10 to 100 ms
- * (metrics_server__serve()), has written one newer than the request; the
- * loop writes a format's page at most every METRICS_MIN_GAP_MS however
- * often it is asked, so scrapers cost it little, and nothing when nobody
- * scrapes. A page is one libmicrohttpd response that every request
- * served with it shares, freed with the last of them.
+ * or the tool's state. A request's connection is suspended (the thread
+ * serves the others meanwhile) until the loop, which looks every 10 to
+ * 100 ms (metrics_server__serve()), has written a page newer than the
+ * request, or METRICS_WAIT_MS have passed (then it gets the page before,
+ * or 503 before the first); the loop writes a format's page at most every
+ * METRICS_MIN_GAP_MS however often it is asked, and one page answers
+ * every request waiting for it, so scrapers cost the loop little, and
+ * nothing when nobody scrapes. A page is one libmicrohttpd response that
+ * every request served with it shares, freed with the last of them.
  *
  * What a slow or hostile client can take: a connection of at most
  * METRICS_CONN_MEMORY bytes (a larger request is refused), closed after
  * METRICS_CONN_TIMEOUT_S seconds idle (a client that never reads); at most
- * METRICS_MAX_CONNS connections (fewer when the file descriptor limit is
- * low: the tool's probes and maps need theirs), the others wait in the
- * listening socket's backlog. None of it touches the tracing loop, which
- * only ever waits for the lock around a page's pointer.
+ * METRICS_MAX_CONNS connections (a quarter of the file descriptor limit
+ * when that is lower: the tool's probes and maps need theirs), the others
+ * wait in the listening socket's backlog. None of it touches the tracing
+ * loop, which only ever waits for the lock around the pages and the
+ * requests waiting.
  */
 #ifndef GOTOOLS_METRICS_SERVER_H
 #define GOTOOLS_METRICS_SERVER_H
@@ -64,9 +67,10 @@ struct metrics_server;
 
 /*
  * Listen on A and serve from a thread of libmicrohttpd's (which never
- * takes SIGINT or SIGTERM: the tool's loop does). Returns 0 with *OUT, or
- * a negative errno with a reason ("cannot listen on 127.0.0.1:9100:
- * Address already in use").
+ * takes SIGINT or SIGTERM: the tool's loop does). Raises the soft limit
+ * of open files to the hard one (for the connections): a child started
+ * after would inherit it. Returns 0 with *OUT, or a negative errno with a
+ * reason ("cannot listen on 127.0.0.1:9100: Address already in use").
  */
 int metrics_server__open(const struct metrics_addr *a,
 			 struct metrics_server **out);
@@ -76,8 +80,9 @@ const char *metrics_server__url(const struct metrics_server *s);
 
 /*
  * Write the pages requests wait for from SRC, when the last of their
- * format is METRICS_MIN_GAP_MS old or more. Called by the tracing loop.
- * Returns 0 or SRC's error (the requests get the page before).
+ * format is METRICS_MIN_GAP_MS old or more, and resume the requests they
+ * answer (and those that waited METRICS_WAIT_MS). Called by the tracing
+ * loop. Returns 0 or SRC's error (the requests get the page before).
  */
 int metrics_server__serve(struct metrics_server *s,
 			  const struct metrics_source *src);

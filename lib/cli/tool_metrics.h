@@ -25,8 +25,9 @@ struct tool_metrics {
 /*
  * With --prometheus, listen and say where on stderr ("TOOL: serving
  * metrics on http://127.0.0.1:9100/metrics"); nothing without. Before any
- * probe is attached, so that a port in use leaves none. Returns 0 or a
- * negative errno with a reason.
+ * probe is attached, so that a port in use leaves none; after
+ * tool_target__open(), so that a -c command (not running yet) keeps its
+ * own limit of open files. Returns 0 or a negative errno with a reason.
  */
 int tool_metrics__open(struct tool_metrics *tm, const struct tool_options *o);
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -49,7 +50,7 @@ static char *counter_page(enum metrics_format format)
 	struct metrics m;
 
 	metrics__init(&m, format, common, 2);
-	metrics__family(&m, "t_calls", METRICS_COUNTER, "Calls");
+	metrics__family(&m, "t_calls", METRICS_COUNTER, "Calls \"of\" a\\b");
 	metrics__sample_begin(&m, NULL);
 	metrics__label(&m, "function", "main.(*T).Foo");
 	metrics__sample_end(&m, "7");
@@ -65,7 +66,7 @@ TEST(counter_text)
 	char *p = counter_page(METRICS_TEXT);
 
 	CHECK_EQ_STR(p,
-		"# HELP t_calls_total Calls\n"
+		"# HELP t_calls_total Calls \"of\" a\\\\b\n"
 		"# TYPE t_calls_total counter\n"
 		"t_calls_total{binary=\"/srv/a \\\"b\\\"\\\\c\\nd\",pid=\"42\",function=\"main.(*T).Foo\"} 7\n"
 		"# HELP t_functions Functions\n"
@@ -79,7 +80,7 @@ TEST(counter_openmetrics)
 	char *p = counter_page(METRICS_OPENMETRICS);
 
 	CHECK_EQ_STR(p,
-		"# HELP t_calls Calls\n"
+		"# HELP t_calls Calls \\\"of\\\" a\\\\b\n"
 		"# TYPE t_calls counter\n"
 		"t_calls_total{binary=\"/srv/a \\\"b\\\"\\\\c\\nd\",pid=\"42\",function=\"main.(*T).Foo\"} 7\n"
 		"# HELP t_functions Functions\n"
@@ -103,7 +104,7 @@ TEST(histogram)
 	metrics__init(&m, METRICS_TEXT, NULL, 0);
 	metrics__family(&m, "t_seconds", METRICS_HISTOGRAM, "Latency");
 	metrics__histogram(&m, "function", "f", slots, 64, 1000, 8000,
-			   1234567, 7);
+			   1234567);
 	CHECK_EQ_INT(metrics__finish(&m), 0);
 	CHECK_EQ_STR(m.buf,
 		"# HELP t_seconds Latency\n"
@@ -126,7 +127,7 @@ TEST(histogram_wide)
 
 	metrics__init(&m, METRICS_OPENMETRICS, NULL, 0);
 	metrics__family(&m, "t_seconds", METRICS_HISTOGRAM, "Latency");
-	metrics__histogram(&m, NULL, NULL, slots, 64, 1, UINT64_MAX, 0, 1);
+	metrics__histogram(&m, NULL, NULL, slots, 64, 1, UINT64_MAX, 0);
 	CHECK_EQ_INT(metrics__finish(&m), 0);
 	CHECK(strstr(m.buf, "t_seconds_bucket{le=\"4611686018.427387904\"} 0\n"
 			    "t_seconds_bucket{le=\"+Inf\"} 1\n"));
@@ -163,6 +164,8 @@ TEST(addr)
 	static const char *const bad[] = {
 		"", "abc", "99999", "-1", "+80", ":9100", "::1:9100",
 		"[::1:9100", "[::1]", "host:", "1.2.3.4:x", "[]:80",
+		" 9100", "9100 ", "0:9100", "01:80", "2130706433:80",
+		"1.2.3:80",
 	};
 	struct metrics_addr a;
 	size_t i;
@@ -252,6 +255,45 @@ static char *ask_str(int port, const char *req)
 	return ask(port, req, strlen(req));
 }
 
+/* Scrapes at once: each its own answer. */
+struct scrape {
+	pthread_t thread;
+	int port;
+	bool ok;
+};
+
+static void *scrape_once(void *arg)
+{
+	struct scrape *sc = arg;
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(sc->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) == sizeof(req) - 1)
+		while (got < sizeof(buf) - 1 &&
+		       (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+			got += n;
+	buf[got] = '\0';
+	sc->ok = strstr(buf, "HTTP/1.1 200") != NULL;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 TEST(server)
 {
 	struct loop l = { 0 };
@@ -299,6 +341,26 @@ TEST(server)
 	/* still serving */
 	r = ask_str(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 	CHECK(r && strstr(r, "HTTP/1.1 200"));
+	/* twenty at once: answered together by a page or two (the loop
+	 * writes one every 200 ms at most), not one after another (4 s) */
+	{
+		struct scrape sc[20];
+		double t0 = mono_s();
+		int i, ok = 0;
+
+		for (i = 0; i < 20; i++) {
+			sc[i] = (struct scrape){ .port = port };
+			pthread_create(&sc[i].thread, NULL, scrape_once, &sc[i]);
+		}
+		for (i = 0; i < 20; i++) {
+			pthread_join(sc[i].thread, NULL);
+			ok += sc[i].ok;
+		}
+		CHECK_EQ_INT(ok, 20);
+		if (mono_s() - t0 >= 1.5)
+			fprintf(stderr, "20 scrapes at once took %.2f s\n", mono_s() - t0);
+		CHECK(mono_s() - t0 < 1.5);
+	}
 
 	/* the same port again: a one-line reason */
 	snprintf(a.text, sizeof(a.text), "127.0.0.1:%d", port);
