@@ -34,8 +34,8 @@ PACKAGES=(
 	# the HTTP server test's load generator (ApacheBench)
 	apache2-utils
 	# the --prometheus test: a real Prometheus scrapes the tools, and its
-	# promtool checks their exposition format
-	prometheus
+	# promtool checks their exposition format; curl scrapes them directly
+	prometheus curl
 )
 # npm fetches the third-party Go binaries; keep a node/npm already there.
 command -v npm >/dev/null || PACKAGES+=(npm)

@@ -214,35 +214,55 @@ static int latency_plan__init(struct latency_plan *plan,
 	return err;
 }
 
-/* -S: the parked time by reason, key by key, and what grew since the last
- * read. */
-static int read_parked(struct latency_plan *plan, int parked_fd)
+/* -S: FN(KEY, NS, CTX) for each function's parked time by reason in the
+ * map PARKED_FD (a hash: read key by key), of the NROWS functions; stops
+ * at FN's error. */
+static int parked_map__walk(int parked_fd, size_t nrows,
+			    int (*fn)(const struct parked_key *key, __u64 ns,
+				      void *ctx),
+			    void *ctx)
 {
 	struct parked_key key, next, *prev = NULL;
-	struct parked_row *r;
-	size_t i;
+	int err = 0;
 	__u64 ns;
+
+	while (!err && !bpf_map_get_next_key(parked_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(parked_fd, &key, &ns) ||
+		    key.func >= nrows || key.reason >= GSTATE_MAX_REASONS)
+			continue;
+		err = fn(&key, ns, ctx);
+	}
+	return err;
+}
+
+/* What grew of one function's parked time by reason since the last read. */
+static int parked_grew(const struct parked_key *key, __u64 ns, void *ctx)
+{
+	struct latency_plan *plan = ctx;
+	struct parked_row *r;
+
+	if (!plan->parked[key->func])
+		plan->parked[key->func] = calloc(1, sizeof(*r));
+	r = plan->parked[key->func];
+	if (!r)
+		return gt_error(-ENOMEM, "out of memory");
+	r->delta[key->reason] = ns - r->printed[key->reason];
+	r->printed[key->reason] = ns;
+	return 0;
+}
+
+/* -S: the parked time by reason, and what grew since the last read. */
+static int read_parked(struct latency_plan *plan, int parked_fd)
+{
+	size_t i;
 
 	for (i = 0; i < plan->cp.nrows; i++)
 		if (plan->parked[i])
 			memset(plan->parked[i]->delta, 0,
 			       sizeof(plan->parked[i]->delta));
-	while (!bpf_map_get_next_key(parked_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(parked_fd, &key, &ns) ||
-		    key.func >= plan->cp.nrows ||
-		    key.reason >= GSTATE_MAX_REASONS)
-			continue;
-		if (!plan->parked[key.func])
-			plan->parked[key.func] = calloc(1, sizeof(*r));
-		r = plan->parked[key.func];
-		if (!r)
-			return gt_error(-ENOMEM, "out of memory");
-		r->delta[key.reason] = ns - r->printed[key.reason];
-		r->printed[key.reason] = ns;
-	}
-	return 0;
+	return parked_map__walk(parked_fd, plan->cp.nrows, parked_grew, plan);
 }
 
 /* What is partial in a histogram: with -F, D says its function was
@@ -575,6 +595,33 @@ static void row_labels(struct metrics *m, size_t row, void *ctx)
 	metrics__label(m, "function", ((struct printer *)ctx)->plan->cp.names[row]);
 }
 
+/* A page being written, and the printer whose rows it labels. */
+struct page_rows {
+	struct metrics *m;
+	struct printer *pr;
+};
+
+/* -S on /metrics: one function's parked seconds for one reason. */
+static int parked_sample(const struct parked_key *key, __u64 ns, void *ctx)
+{
+	struct page_rows *p = ctx;
+	const char *reason = gstate_tracker__slot_name(p->pr->plan->tracker,
+						       GSTATE_PARKED + key->reason);
+	char v[32], unnamed[32];
+
+	/* reason 0 is "" in Go, a reason past the runtime's too: one
+	 * series each */
+	if (!reason || !*reason) {
+		snprintf(unnamed, sizeof(unnamed), "reason_%u", key->reason);
+		reason = unnamed;
+	}
+	metrics__sample_begin(p->m, NULL);
+	row_labels(p->m, key->func, p->pr);
+	metrics__label(p->m, "reason", reason);
+	metrics__sample_end(p->m, metrics__ns_seconds(v, sizeof(v), ns));
+	return 0;
+}
+
 /* -S on /metrics: each function's seconds by part, and parked by reason. */
 static int write_split_metrics(struct metrics *m, struct printer *pr)
 {
@@ -586,13 +633,10 @@ static int write_split_metrics(struct metrics *m, struct printer *pr)
 		[GSTATE_PARKED] = "parked",
 	};
 	const struct latency_plan *plan = pr->plan;
-	struct parked_key key, next, *prev = NULL;
 	const struct split *sp;
-	char v[32], unnamed[32];
-	const char *reason;
+	char v[32];
 	size_t i;
 	int err, part;
-	__u64 ns;
 
 	err = printer__totals(pr, plan->cp.nrows, WORDS(struct split));
 	if (!err)
@@ -614,28 +658,8 @@ static int write_split_metrics(struct metrics *m, struct printer *pr)
 	}
 	metrics__family(m, TOOL "_parked_seconds", METRICS_COUNTER,
 			"Seconds of the function's calls parked, by the runtime's wait reason");
-	while (!bpf_map_get_next_key(pr->parked_fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(pr->parked_fd, &key, &ns) ||
-		    key.func >= plan->cp.nrows ||
-		    key.reason >= GSTATE_MAX_REASONS)
-			continue;
-		reason = gstate_tracker__slot_name(plan->tracker,
-						   GSTATE_PARKED + key.reason);
-		/* reason 0 is "" in Go, a reason past the runtime's too:
-		 * one series each */
-		if (!reason || !*reason) {
-			snprintf(unnamed, sizeof(unnamed), "reason_%u",
-				 key.reason);
-			reason = unnamed;
-		}
-		metrics__sample_begin(m, NULL);
-		row_labels(m, key.func, pr);
-		metrics__label(m, "reason", reason);
-		metrics__sample_end(m, metrics__ns_seconds(v, sizeof(v), ns));
-	}
-	return 0;
+	return parked_map__walk(pr->parked_fd, plan->cp.nrows, parked_sample,
+				&(struct page_rows){ m, pr });
 }
 
 /* --prometheus: the histograms since the start, in seconds. */
