@@ -23,6 +23,9 @@
 #      ApacheBench: each tool's 1-second windows from its "Tracing" against
 #      untraced ones before and after, beside the loss its ledger predicts
 #      and its costliest second (bench/admission.sh)
+#   8. --prometheus on the same server: its rate with a scrape every 100 ms
+#      against its rate without, the tool's CPU, a scrape's time and size
+#      (bench/metrics.sh)
 #
 # Absolute figures on a shared VM are noisy; compare the ratios. Knobs:
 # BENCH_TIMEOUT (seconds a bpftrace attach or detach may take, default 120),
@@ -33,7 +36,8 @@
 # of each paced run of section 5b, 2), BENCH_TRACE_RATE (its first rate,
 # 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2),
 # BENCH_SCHED_ITEMS (items of section 6a, 20000), BENCH_ADMIT_WINDOWS
-# (windows a tool in section 7, 10).
+# (windows a tool in section 7, 10), BENCH_METRICS_TURNS (turns of section
+# 8, 3).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -100,10 +104,11 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 "$ROOT/bench/trace.sh"
 "$ROOT/bench/sched.sh"
 "$ROOT/bench/admission.sh"
+"$ROOT/bench/metrics.sh"
 "$ROOT/bench/attach.sh"
 "$ROOT/bench/rss.sh" table
 
-for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7; do
+for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7 8; do
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done
