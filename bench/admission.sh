@@ -12,33 +12,12 @@
 # BENCH_ADMIT_WINDOWS (10) windows a tool.
 source "$(dirname "$0")/lib.sh"
 
-FIXTURE=${BENCH_HTTPD:?run bench/run.sh, not this script}
 TOOLS=$(dirname "$GOFUNCCOUNT")
 WINDOWS=${BENCH_ADMIT_WINDOWS:-10}
 out=$BENCH_WORK/section7.txt
 hz=$(getconf CLK_TCK)
 
-[[ -x $FIXTURE ]] || die "missing $FIXTURE (run tests/fixtures/build.sh)"
-command -v ab >/dev/null || die "ab (ApacheBench) is missing: scripts/setup-deps.sh installs apache2-utils"
-
-# window ADDR: the requests ab completes in one second.
-window() {
-	timeout 10 ab -q -s 5 -t 1 -n 10000000 -c 8 "http://$1/" 2>/dev/null |
-		awk '/^Complete requests:/ { c = $3 } END { print c + 0 }'
-}
-
-# cpu_ticks PID: its user and system time, in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
-"$FIXTURE" >"$BENCH_WORK/httpd.out" 2>&1 &
-spid=$!
-addr=
-for _ in $(seq 100); do
-	addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$BENCH_WORK/httpd.out")
-	[[ -n $addr ]] && break
-	sleep 0.1
-done
-[[ -n $addr ]] || die "the httpd fixture did not start: $(head -2 "$BENCH_WORK/httpd.out")"
+start_httpd "$BENCH_WORK/httpd.out"
 # untraced: 5 windows added to U, and the server's CPU ticks and the
 # seconds they took to TICKS and SECS.
 untraced() {

@@ -54,3 +54,30 @@ file_offset() {
 # the default limits refuse more than 512 probes and programs.
 export BPFTRACE_MAX_PROBES=1000000 BPFTRACE_MAX_BPF_PROGS=1000000
 BPFTRACE=(bpftrace -B line)
+
+# The httpd fixture under ApacheBench (sections 7 and 8).
+
+# start_httpd LOG: the stripped net/http fixture ($BENCH_HTTPD) started,
+# its output in LOG; sets spid and addr (127.0.0.1:PORT).
+start_httpd() {
+	[[ -x ${BENCH_HTTPD:-} ]] || die "missing ${BENCH_HTTPD:-the httpd fixture} (run tests/fixtures/build.sh)"
+	command -v ab >/dev/null || die "ab (ApacheBench) is missing: scripts/setup-deps.sh installs apache2-utils"
+	"$BENCH_HTTPD" >"$1" 2>&1 &
+	spid=$!
+	addr=
+	for _ in $(seq 100); do
+		addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$1")
+		[[ -n $addr ]] && return 0
+		sleep 0.1
+	done
+	die "the httpd fixture did not start: $(head -2 "$1")"
+}
+
+# window ADDR: the requests ab completes in one second, 8 at a time.
+window() {
+	timeout 10 ab -q -s 5 -t 1 -n 10000000 -c 8 "http://$1/" 2>/dev/null |
+		awk '/^Complete requests:/ { c = $3 } END { print c + 0 }'
+}
+
+# cpu_ticks PID: its user and system time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }

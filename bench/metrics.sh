@@ -11,33 +11,12 @@
 # BENCH_METRICS_TURNS (3) turns of 3 windows each way.
 source "$(dirname "$0")/lib.sh"
 
-FIXTURE=${BENCH_HTTPD:?run bench/run.sh, not this script}
 TURNS=${BENCH_METRICS_TURNS:-3}
 out=$BENCH_WORK/section8.txt
 log=$BENCH_WORK/metrics
 hz=$(getconf CLK_TCK)
 
-[[ -x $FIXTURE ]] || die "missing $FIXTURE (run tests/fixtures/build.sh)"
-command -v ab >/dev/null || die "ab (ApacheBench) is missing: scripts/setup-deps.sh installs apache2-utils"
-
-# window ADDR: the requests ab completes in one second.
-window() {
-	timeout 10 ab -q -s 5 -t 1 -n 10000000 -c 8 "http://$1/" 2>/dev/null |
-		awk '/^Complete requests:/ { c = $3 } END { print c + 0 }'
-}
-
-# cpu_ticks PID: its user and system time, in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
-"$FIXTURE" >"$log.httpd" 2>&1 &
-spid=$!
-addr=
-for _ in $(seq 100); do
-	addr=$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$log.httpd")
-	[[ -n $addr ]] && break
-	sleep 0.1
-done
-[[ -n $addr ]] || die "the httpd fixture did not start: $(head -2 "$log.httpd")"
+start_httpd "$log.httpd"
 
 # load LOOPFLAG: windows one after another while LOOPFLAG exists.
 load() {
