@@ -252,6 +252,22 @@ for line in sys.stdin:
 	fi
 }
 
+# end_case NAME TOOL OUT QUIET WHAT: TOOL's formats checked on its port
+# (check_formats), Prometheus and TOOL stopped; TOOL exits 0 on SIGINT,
+# and -q kept WHAT (lines matching QUIET) off its stdout (OUT).
+end_case() {
+	local name=$1 tool=$2 out=$3 quiet=$4 what=$5 rc
+	check_formats "$tool" "$port"
+	stop "$ppid"
+	stop "$tpid" INT
+	rc=$?
+	if [[ $rc -eq 0 ]] && ! grep -qE "$quiet" "$out"; then
+		pass "$name: -q: no $what on stdout, exit 0 on SIGINT"
+	else
+		fail "$name: -q and SIGINT" "exit $rc, stdout: $(grep -E "$quiet" "$out" | head -3) $(grep -v 'serving metrics' "$out.err" | head -3)"
+	fi
+}
+
 # Private copies of the fixtures: BINARY mode sees only this test's runs.
 cbin='' lbin=''
 if need_file "$CFIX" && cp "$CFIX" "$TMP/count-bin"; then
@@ -297,15 +313,7 @@ test_count() {
 	else
 		fail "$name: gofunccount_functions" "no traced functions: $(promql "$pport" gofunccount_functions -)"
 	fi
-	check_formats gofunccount "$port"
-	stop "$ppid"
-	stop "$tpid" INT
-	rc=$?
-	if [[ $rc -eq 0 ]] && ! grep -qE '^(FUNC|main\.)' "$out"; then
-		pass "$name: -q: no counts on stdout, exit 0 on SIGINT"
-	else
-		fail "$name: -q and SIGINT" "exit $rc, stdout: $(grep -E '^(FUNC|main\.)' "$out" | head -3) $(grep -v 'serving metrics' "$out.err" | head -3)"
-	fi
+	end_case "$name" gofunccount "$out" '^(FUNC|main\.)' counts
 }
 
 # 2. gofunclatency -F -q --prometheus 0: the histogram of each function
@@ -382,15 +390,7 @@ sys.exit(0 if math.isfinite(q) and 0.002 <= q <= 200 * avg else 1)' "$q" "$avg";
 		check_labels "$name" "$pport" gofunclatency_call_duration_seconds_count "$lbin"
 		check_split "$name" "$pport" "$sums"
 	fi
-	check_formats gofunclatency "$port"
-	stop "$ppid"
-	stop "$tpid" INT
-	rc=$?
-	if [[ $rc -eq 0 ]] && ! grep -qE '^(Function|avg|.*: count +distribution)' "$out"; then
-		pass "$name: -q: no histograms on stdout, exit 0 on SIGINT"
-	else
-		fail "$name: -q and SIGINT" "exit $rc, stdout: $(head -3 "$out") $(grep -v 'serving metrics' "$out.err" | head -3)"
-	fi
+	end_case "$name" gofunclatency "$out" '^(Function|avg|.*: count +distribution)' histograms
 }
 
 # check_split NAME PPORT SUMS: -S's parts of each function add up to its
