@@ -553,11 +553,18 @@ int trace_hit(struct pt_regs *ctx)
 	if (user_stack)
 		e->nframes = user_stack__read(ctx, cookie, frame_pointers,
 					      e->frames);
-	/* only the strings the plan reads */
-	if (plan->nvroots && !e->tail)
-		size = __builtin_offsetof(struct trace_event, value) +
-		       (e->value_len & (2 * TRACE_VALUE_MAX - 1));
-	else
+	/* only the strings the plan reads, the %v memory it read */
+	e->value_moved = 0;
+	if (plan->nvroots && !e->tail) {
+		size = e->value_len & (2 * TRACE_VALUE_MAX - 1);
+		if (!plan->nstrs && size <= sizeof(e->str) &&
+		    !bpf_probe_read_kernel(e->str, size, e->value)) {
+			e->value_moved = 1;
+			size += __builtin_offsetof(struct trace_event, str);
+		} else {
+			size += __builtin_offsetof(struct trace_event, value);
+		}
+	} else
 		size = __builtin_offsetof(struct trace_event, str) +
 		       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
 	if (size > sizeof(*e))

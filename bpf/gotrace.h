@@ -190,15 +190,18 @@ struct trace_event {
 	__u32 word_oob;		/* bit i: words[i] is past a length */
 	__u32 str_faults;	/* bit i: strs[i] could not be read */
 	__u32 nframes;		/* -U: frames[0..nframes) */
+	/* %v: chunks (a struct trace_chunk, then its bytes) in
+	 * value[0..value_len), sent only as far as used; when the plan
+	 * reads no strings and they fit, moved to where the strings go
+	 * (VALUE_MOVED: an event 2 KiB smaller) */
+	__u32 value_len;
+	__u32 nchunks;
+	__u32 value_moved;
 	char comm[16];
 	__u64 words[TRACE_MAX_WORDS];
 	__u64 frames[STACK_MAX_FRAMES];	/* the PC, then return addresses */
 	__u32 str_len[TRACE_MAX_STRS];	/* bytes copied into str[i] */
 	char str[TRACE_MAX_STRS][TRACE_STR_MAX];
-	/* %v: chunks (a struct trace_chunk, then its bytes) in
-	 * value[0..value_len); sent only as far as used */
-	__u32 value_len;
-	__u32 nchunks;
 	__u8 value[2 * TRACE_VALUE_MAX + 64];
 };
 

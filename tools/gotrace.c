@@ -55,9 +55,10 @@ static struct env {
 	long str_max;		/* -Z */
 	long value_size;	/* --value-size */
 	long value_depth;	/* --value-depth */
+	bool no_values;		/* --no-values */
 } env = { .str_max = 80, .value_size = 1024, .value_depth = 4 };
 
-enum { OPT_VALUE_SIZE = TOOL_OPT_OWN, OPT_VALUE_DEPTH };
+enum { OPT_VALUE_SIZE = TOOL_OPT_OWN, OPT_VALUE_DEPTH, OPT_NO_VALUES };
 #define MAX_VALUE_DEPTH	16
 
 const char *argp_program_version = TOOL " 0.1";
@@ -67,12 +68,14 @@ static const char doc[] =
 "USAGE: gotrace [-h] [-p PID | -c CMD] [-t | -T] [-U] [-M MAX] [-Z STRLEN]\n"
 "               [-d DURATION] [-r] [-v] [-j] [--max-overhead PCT]\n"
 "               [--debug-file FILE] [--value-size BYTES] [--value-depth N]\n"
-"               PROBE [PROBE ...]\n"
+"               [--no-values] PROBE [PROBE ...]\n"
 "\n"
 "PROBE is [r:][BINARY:]FUNCTION [(FILTER)] [\"FORMAT\"[, ARG ...]] as in\n"
 "bcc's trace. FUNCTION is a Go name ('main.(*T).Foo'; 'main.Sum': every\n"
 "instantiation of a generic Sum); '*' matches any run of characters. r:\n"
-"fires on every return of the function.\n"
+"fires on every return of the function. Without FORMAT a probe prints every\n"
+"argument as %v prints it, named from DWARF, (name=gopher, n=2), and r:\n"
+"every result, => (abab, 6, true); --no-values prints none, as bcc does.\n"
 "ARG is goargN, the Nth Go parameter (receiver first, from 1), in an r:\n"
 "probe goretN or retval, or (DWARF) a parameter's or result's name, or\n"
 "(TYPE)(ARG), ARG taken for TYPE as %T spells it, from the binary's type\n"
@@ -110,6 +113,7 @@ static const char doc[] =
 "Probes may name different binaries (a program and its libgo). See gotrace(8).\n"
 "\n"
 "EXAMPLES:\n"
+"    gotrace -p 181 'main.add' 'r:main.add'  # every argument, every result\n"
 "    gotrace -p 181 'main.add \"%d %d\" goarg1, goarg2'\n"
 "    gotrace -p 181 'r:main.add \"%d\" retval'   # its result\n"
 "    gotrace -p 181 'main.add (goarg1 > 100) \"%d\" goarg1'  # filtered in BPF\n"
@@ -118,7 +122,7 @@ static const char doc[] =
 "    gotrace -p 181 'main.send \"%s %T\" buf, err'  # []byte, dynamic type\n"
 "    gotrace -p 181 'main.(*Server).handle \"%+v\" req'  # the whole value\n"
 "    gotrace -p 181 'main.(*S).h \"%p %v\" goarg1, (*net/http.Request)(goarg2)'\n"
-"    gotrace -U -p 181 'main.add'                   # with stacks\n"
+"    gotrace -U --no-values -p 181 'main.add'       # stacks, no values\n"
 "    gotrace -c ./app 'r:main.greet \"%s %d\" goret1, goret2'\n"
 "    gotrace -t -M 10 ./app:'os.OpenFile \"%s %x\" goarg1, goarg2'  # stripped\n"
 "    gotrace -p 181 'main.f' 'go:fmt.Sprintf \"%s\" goarg1'  # gccgo + libgo\n"
@@ -134,14 +138,17 @@ static const struct argp_option opts[] = {
 	{ "max-events", 'M', "MAX", 0, "Exit after MAX events", 0 },
 	{ "string-size", 'Z', "STRLEN", 0, "Bytes of a string to read (default 80, at most 512)", 0 },
 	{ "regexp", 'r', NULL, 0, "FUNCTION is a regular expression", 0 },
-	{ "json", 'j', NULL, 0, "Print JSON lines: the message, and its values typed in \"values\"", 0 },
+	{ "json", 'j', NULL, 0, "Print JSON lines: the message, and its values typed in \"values\" (and by name in \"args\" or \"results\" without FORMAT)", 0 },
 	{ "value-size", OPT_VALUE_SIZE, "BYTES", 0, "%v: bytes of memory read per event (default 1024, at most 4096)", 0 },
 	{ "value-depth", OPT_VALUE_DEPTH, "N", 0, "%v: references followed from a value (default 4, at most 16)", 0 },
+	{ "no-values", OPT_NO_VALUES, NULL, 0, "A probe without FORMAT prints no values (as bcc's trace)", 0 },
 	{},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	size_t i;
+
 	switch (key) {
 	case 't':
 		env.rel_time = true;
@@ -170,6 +177,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			tool__usage_error("--value-depth %ld is over %d",
 					  env.value_depth, MAX_VALUE_DEPTH);
 		return 0;
+	case OPT_NO_VALUES:
+		env.no_values = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		if (env.nprobes == MAX_PROBES)
 			tool__usage_error("more than %d probes", MAX_PROBES);
@@ -182,6 +192,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (env.tool.timestamp && env.rel_time)
 			tool__usage_error("-t and -T cannot be used together");
+		for (i = 0; env.no_values && i < env.nprobes; i++)
+			env.probes[i].bare = false;
 		return tool__parse_arg(&env.tool, key, arg, state);
 	default:
 		return tool__parse_arg(&env.tool, key, arg, state);
@@ -249,7 +261,6 @@ static char *format_message(struct trace_event_ctx *ctx,
 			    const struct trace_event *e,
 			    const struct trace_row *row)
 {
-	const struct trace_probe *p = row->probe;
 	struct trace_value_text text;
 	struct trace_value v;
 	char *msg = NULL;
@@ -257,18 +268,18 @@ static char *format_message(struct trace_event_ctx *ctx,
 	FILE *m;
 
 	/* a probe without values ('*' of a server: tens of thousands a second) */
-	if (!p->nconvs)
-		return strdup(p->suffix);
+	if (!row->nconvs)
+		return strdup(row->suffix);
 	m = open_memstream(&msg, &len);
 	if (!m)
 		return NULL;
-	for (i = 0; i < p->nconvs; i++) {
-		fputs(p->convs[i].prefix, m);
+	for (i = 0; i < row->nconvs; i++) {
+		fputs(row->convs[i].prefix, m);
 		trace_event__value(e, row, i, ctx, &v, &text);
-		trace_conv__print(m, &p->convs[i], &v);
+		trace_conv__print(m, &row->convs[i], &v);
 		free(text.text);
 	}
-	fputs(p->suffix, m);
+	fputs(row->suffix, m);
 	if (fclose(m)) {
 		free(msg);
 		return NULL;
@@ -276,27 +287,47 @@ static char *format_message(struct trace_event_ctx *ctx,
 	return msg;
 }
 
-/* -j: the values of event E for ROW, as a JSON array. */
+/* -j: value I of event E for ROW as a JSON value. */
+static void print_json_value(struct trace_event_ctx *ctx, FILE *f,
+			     const struct trace_event *e,
+			     const struct trace_row *row, size_t i)
+{
+	struct trace_value_text text;
+	struct trace_value v;
+
+	if (row->convs[i].kind == TRACE_CONV_VALUE) {
+		trace_event__print_value(e, row, i, ctx, f, true);
+		return;
+	}
+	trace_event__value(e, row, i, ctx, &v, &text);
+	trace_conv__print_json(f, &row->convs[i], &v);
+	free(text.text);
+}
+
+/* -j: the values of event E for ROW: a JSON array, and for a bare probe
+ * "args" or "results", an object of each value by its name. */
 static void print_values(struct trace_event_ctx *ctx, FILE *f,
 			 const struct trace_event *e,
 			 const struct trace_row *row)
 {
-	struct trace_value_text text;
-	struct trace_value v;
 	size_t i;
 
-	fputc('[', f);
-	for (i = 0; i < row->probe->nconvs; i++) {
+	fputs(",\"values\":[", f);
+	for (i = 0; i < row->nconvs; i++) {
 		fputs(i ? "," : "", f);
-		if (row->probe->convs[i].kind == TRACE_CONV_VALUE) {
-			trace_event__print_value(e, row, i, ctx, f, true);
-			continue;
-		}
-		trace_event__value(e, row, i, ctx, &v, &text);
-		trace_conv__print_json(f, &row->probe->convs[i], &v);
-		free(text.text);
+		print_json_value(ctx, f, e, row, i);
 	}
 	fputc(']', f);
+	if (!row->probe->bare)
+		return;
+	fprintf(f, ",\"%s\":{", row->probe->ret ? "results" : "args");
+	for (i = 0; i < row->nconvs; i++) {
+		fputs(i ? "," : "", f);
+		json_print_string(f, row->convs[i].expr.text);
+		fputc(':', f);
+		print_json_value(ctx, f, e, row, i);
+	}
+	fputc('}', f);
 }
 
 static void print_event(struct printer *pr, const struct trace_event *e,
@@ -338,7 +369,6 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf(",\"inlined\":true");
 		printf(",\"msg\":");
 		json_print_string(stdout, msg);
-		printf(",\"values\":");
 		print_values(&ctx, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");

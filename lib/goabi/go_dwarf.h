@@ -43,8 +43,10 @@
 #ifndef GOTOOLS_GO_DWARF_H
 #define GOTOOLS_GO_DWARF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
 #include <elfutils/libdw.h>
@@ -69,6 +71,13 @@ struct go_dwarf_var {
 	const struct go_type *type;	/* NULL: DWARF does not describe it */
 };
 
+/* Is V a shape function's hidden dictionary, `.dict`, which its source
+ * does not write? */
+static inline bool go_dwarf_var__is_dict(const struct go_dwarf_var *v)
+{
+	return v->name && v->name[0] == '.';
+}
+
 struct go_dwarf_sig {
 	const struct go_dwarf_var *params;	/* receiver first, in the
 						 * order the ABI assigns them,
@@ -91,6 +100,15 @@ struct go_dwarf_sig {
 	 */
 	enum go_abi abi;
 };
+
+/* Is the first parameter of SIG, a gccgo method's, a value receiver,
+ * which gccgo passes by reference and names "pointer" (a pointer
+ * receiver keeps its source name)? */
+static inline bool go_dwarf_sig__gccgo_value_receiver(const struct go_dwarf_sig *sig)
+{
+	return sig->abi == GO_ABI_C && sig->nparams && sig->params[0].name &&
+	       !strcmp(sig->params[0].name, "pointer");
+}
 
 /*
  * The signature of the function whose DW_TAG_subprogram has low_pc ==

@@ -79,13 +79,16 @@ static int plan_bytes(struct planner *pl, const struct loc *l, unsigned int max,
 }
 
 /* gccgo passes a value receiver by reference: printed as anything but a
- * pointer, it is read through that reference. */
+ * pointer, it is read through that reference (a pointer receiver is the
+ * pointer itself). */
 static bool gccgo_by_reference(const struct planner *pl,
 			       const struct trace_conv *c, const struct loc *l)
 {
 	const struct trace_expr *x = &c->expr;
 
-	return pl->dwarf && pl->gccgo_method && l->abi == &pl->layout.args[0] &&
+	return pl->dwarf && pl->gccgo_method &&
+	       go_dwarf_sig__gccgo_value_receiver(&pl->sig) &&
+	       l->abi == &pl->layout.args[0] &&
 	       !x->nfields && x->fn == TRACE_FN_NONE &&
 	       l->type->kind == GO_KIND_PTR && l->type->elem &&
 	       c->kind != TRACE_CONV_PTR && c->kind != TRACE_CONV_HEX;

@@ -131,11 +131,6 @@ int planner__emit_word(struct planner *pl, const struct loc *l, uint64_t off,
 	return 0;
 }
 
-static bool is_dict(const struct go_dwarf_var *v)
-{
-	return v->name && v->name[0] == '.';
-}
-
 /* The argument or result an expression starts from. */
 static int resolve_base(struct planner *pl, const struct trace_expr *x,
 			bool ret, struct loc *l)
@@ -159,7 +154,7 @@ static int resolve_base(struct planner *pl, const struct trace_expr *x,
 		l->abi = &pl->layout.results[x->index];
 	} else if (x->arg == TRACE_ARG_GOARG) {
 		for (i = 0, n = 0; i < pl->sig.nparams; i++) {
-			if (is_dict(&pl->sig.params[i]))
+			if (go_dwarf_var__is_dict(&pl->sig.params[i]))
 				continue;
 			if (n++ == x->index)
 				break;

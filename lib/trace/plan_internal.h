@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the files that plan gotrace's probes (trace_plan.c,
- * plan_layout.c, plan_expr.c, plan_conv.c): the state of planning one
+ * plan_layout.c, plan_expr.c, plan_conv.c, plan_default.c): the state of planning one
  * function's probe and where a value is while an expression is followed.
  * Nothing outside lib/trace/ includes it; trace_plan.h is the interface.
  */
@@ -101,6 +101,19 @@ int planner__deref(struct planner *pl, struct loc *l, const char *text);
 /* The type NAME from PL's type data (CTX is the planner), for a
  * conversion: a struct trace_type_finder's find (trace_probe.h). */
 int planner__find_type(void *ctx, const char *name, const struct go_type **out);
+
+/* plan_default.c: what a bare probe prints */
+
+/*
+ * ROW's own format, for its bare probe: "(NAME=%v, ...)" of every
+ * parameter of SIG (receiver first, a shape function's dictionary left
+ * out) or, RET, "=> (%v, ...)" of every result, NAME= where the source
+ * names it; each conversion's expression goargN or goretN, its text the
+ * name (else goargN, goretN). SIG NULL (nothing types the function):
+ * "(<no types>)". The row frees it, made or not.
+ */
+int plan_default_format(struct trace_row *row, const struct go_dwarf_sig *sig,
+			bool ret);
 
 /* plan_conv.c: what a conversion prints and a filter compares */
 

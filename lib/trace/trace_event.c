@@ -9,8 +9,9 @@ int trace_event__check(const struct trace_event *e, size_t size,
 		       const struct trace_plan_set *s, struct value_memory *mem)
 {
 	const size_t strs = offsetof(struct trace_event, str);
-	const size_t values = offsetof(struct trace_event, value);
 	const struct trace_plan *plan;
+	const uint8_t *value;
+	size_t values;
 
 	/* the event ends after the strings its plan reads, or with %v
 	 * after the memory it read */
@@ -20,9 +21,13 @@ int trace_event__check(const struct trace_event *e, size_t size,
 	if (size < strs + plan->nstrs * sizeof(e->str[0]))
 		return -EINVAL;
 	mem->n = 0;
-	if (plan->nvroots && !e->tail &&
-	    (size < values || size - values < e->value_len ||
-	     value_memory__parse(mem, e->value, e->value_len, e->nchunks)))
+	if (!plan->nvroots || e->tail)
+		return 0;
+	/* the %v memory, moved down where no string is read */
+	values = e->value_moved ? strs : offsetof(struct trace_event, value);
+	value = e->value_moved ? (const uint8_t *)e->str : e->value;
+	if (size < values || size - values < e->value_len ||
+	    value_memory__parse(mem, value, e->value_len, e->nchunks))
 		return -EINVAL;
 	return 0;
 }
@@ -64,7 +69,7 @@ void trace_event__print_value(const struct trace_event *e,
 {
 	struct event_types types = { ctx->tb, e };
 	struct value_printer p = {
-		.f = f, .plus = row->probe->convs[i].plus, .json = json,
+		.f = f, .plus = row->convs[i].plus, .json = json,
 		.go_minor = go_version__minor(row->bin->version),
 		.mem = ctx->mem, .dyn_type = value_dyn_type,
 		.type_name = value_type_name,
@@ -123,7 +128,7 @@ void trace_event__value(const struct trace_event *e,
 			struct trace_event_ctx *ctx, struct trace_value *v,
 			struct trace_value_text *text)
 {
-	const struct trace_conv *c = &row->probe->convs[i];
+	const struct trace_conv *c = &row->convs[i];
 
 	text->text = NULL;
 	if (c->kind == TRACE_CONV_VALUE) {

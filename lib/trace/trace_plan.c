@@ -5,7 +5,8 @@
  * (plan_table.h); each binary's goroutine layout, which goes into its
  * plans; the probe sites of a function (its entry, or every exit for r:)
  * and of an inlined copy, with their cookies (trace_plan.h). What a row
- * reads is planned by plan_layout.c, plan_expr.c and plan_conv.c.
+ * prints is its probe's format, or a bare probe's own (plan_default.c);
+ * what it reads is planned by plan_layout.c, plan_expr.c and plan_conv.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,11 +20,47 @@
 #include "trace/plan_internal.h"
 #include "cookie.h"
 
-/* A row for FUNC of PROBE in BIN at *IDX; its plan is interned once
+static void row__free(struct trace_row *row)
+{
+	size_t i;
+
+	free(row->func);
+	free(row->src);
+	for (i = 0; row->own_convs && i < row->nconvs; i++)
+		trace_conv__free(&row->own_convs[i]);
+	free(row->own_convs);
+	free(row->own_suffix);
+}
+
+/* What ROW prints: its probe's format, or for a bare probe its own, from
+ * SIG (NULL: nothing types the function); a source for each value. */
+static int row__set_format(struct trace_row *row, const struct go_dwarf_sig *sig)
+{
+	const struct trace_probe *probe = row->probe;
+	int err;
+
+	if (probe->bare) {
+		err = plan_default_format(row, sig, probe->ret);
+		if (err)
+			return err;
+	} else {
+		row->convs = probe->convs;
+		row->nconvs = probe->nconvs;
+		row->suffix = probe->suffix;
+	}
+	row->src = row->nconvs ? calloc(row->nconvs, sizeof(*row->src)) : NULL;
+	if (row->nconvs && !row->src)
+		return gt_error(-ENOMEM, "out of memory");
+	return 0;
+}
+
+/* A row for FUNC of PROBE in BIN at *IDX, printing what PROBE's format
+ * says, or a bare probe every value of SIG; its plan is interned once
  * planned (plan_set__add_plan). */
 static int plan_set__add_row(struct trace_plan_set *s,
 			     const struct go_binary *bin, const char *func,
-			     const struct trace_probe *probe, size_t *idx)
+			     const struct trace_probe *probe,
+			     const struct go_dwarf_sig *sig, size_t *idx)
 {
 	struct trace_row *row;
 	int err;
@@ -34,16 +71,15 @@ static int plan_set__add_row(struct trace_plan_set *s,
 		return err;
 	row = &s->rows[s->nrows];
 	memset(row, 0, sizeof(*row));
-	row->func = strdup(func);
-	row->src = probe->nconvs ?
-		calloc(probe->nconvs, sizeof(struct trace_src)) : NULL;
-	if (!row->func || (probe->nconvs && !row->src)) {
-		free(row->func);
-		free(row->src);
-		return gt_error(-ENOMEM, "out of memory");
-	}
 	row->bin = bin;
 	row->probe = probe;
+	row->func = strdup(func);
+	err = row->func ? row__set_format(row, sig) :
+			  gt_error(-ENOMEM, "out of memory");
+	if (err) {
+		row__free(row);
+		return err;
+	}
 	*idx = s->nrows++;
 	return 0;
 }
@@ -51,10 +87,7 @@ static int plan_set__add_row(struct trace_plan_set *s,
 /* Take back the last row, whose plan could not be made. */
 static void plan_set__drop_row(struct trace_plan_set *s)
 {
-	struct trace_row *row = &s->rows[--s->nrows];
-
-	free(row->func);
-	free(row->src);
+	row__free(&s->rows[--s->nrows]);
 }
 
 /* Where BIN keeps goroutines: goroutine.h's layout, looked up once a
@@ -111,10 +144,8 @@ void trace_plan_set__free(struct trace_plan_set *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nrows; i++) {
-		free(s->rows[i].func);
-		free(s->rows[i].src);
-	}
+	for (i = 0; i < s->nrows; i++)
+		row__free(&s->rows[i]);
 	free(s->rows);
 	free(s->goroutines);
 	s->rows = NULL;
@@ -125,27 +156,70 @@ void trace_plan_set__free(struct trace_plan_set *s)
 	value_types__free(&s->vtypes);
 }
 
+/* How far a plan's reads went: where to take it back to. */
+struct plan_mark {
+	__u32 nwords, nstrs, nvroots;
+};
+
+/*
+ * Value I of ROW, of a bare probe, could not be planned (too many words
+ * to read, say): it prints <not read>, and what its planning added to
+ * PLAN since MARK is taken back (the whole probe is not refused for it).
+ */
+static void unplan_value(const struct trace_plan_set *s, struct trace_row *row,
+			 size_t i, struct trace_plan *plan,
+			 const struct plan_mark *mark)
+{
+	if (s->verbose)
+		fprintf(stderr, "%s: %s not read: %s\n", row->func,
+			row->convs[i].expr.text, gt_last_error());
+	gt_error_clear();
+	memset(&plan->words[mark->nwords], 0,
+	       (plan->nwords - mark->nwords) * sizeof(plan->words[0]));
+	memset(&plan->strs[mark->nstrs], 0,
+	       (plan->nstrs - mark->nstrs) * sizeof(plan->strs[0]));
+	memset(&plan->vroots[mark->nvroots], 0,
+	       (plan->nvroots - mark->nvroots) * sizeof(plan->vroots[0]));
+	plan->nwords = mark->nwords;
+	plan->nstrs = mark->nstrs;
+	plan->nvroots = mark->nvroots;
+	row->src[i] = (struct trace_src){
+		.unreadable = "<not read>", .str = -1, .type_word = -1,
+		.root_word = -1,
+	};
+}
+
 /*
  * A row for PL's function: its values and filter planned from PL's
  * layout (freed here), its plan stored. Nothing is added when any of it
- * fails.
+ * fails; a bare probe's value that cannot be planned prints <not read>.
  */
 static int plan_set__add_planned(struct trace_plan_set *s,
 				 struct planner *pl, size_t *idx)
 {
 	const struct trace_probe *probe = pl->probe;
 	struct trace_plan plan;
+	struct plan_mark mark;
+	struct trace_row *row;
 	size_t i;
 	int err;
 
-	err = plan_set__add_row(s, pl->bin, pl->func, probe, idx);
+	err = plan_set__add_row(s, pl->bin, pl->func, probe,
+				pl->dwarf ? &pl->sig : NULL, idx);
 	if (err)
 		goto out;
+	row = &s->rows[*idx];
 	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
 	pl->plan = &plan;
 	pl->str_max = s->str_max;
-	for (i = 0; i < probe->nconvs && !err; i++)
-		err = planner__conv(pl, &probe->convs[i], &s->rows[*idx].src[i]);
+	for (i = 0; i < row->nconvs && !err; i++) {
+		mark = (struct plan_mark){ plan.nwords, plan.nstrs, plan.nvroots };
+		err = planner__conv(pl, &row->convs[i], &row->src[i]);
+		if (err && err != -ENOMEM && probe->bare) {
+			unplan_value(s, row, i, &plan, &mark);
+			err = 0;
+		}
+	}
 	for (i = 0; i < probe->nterms && !err; i++)
 		err = planner__term(pl, &probe->terms[i], &plan.terms[i]);
 	plan.nterms = probe->nterms;
@@ -283,10 +357,10 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
 				     p->name, (unsigned long long)p->site.addr) ?: 1;
-	err = plan_set__add_row(s, bin, p->name, probe, idx);
+	err = plan_set__add_row(s, bin, p->name, probe, NULL, idx);
 	if (err)
 		return err;
-	for (i = 0; i < probe->nconvs; i++) {
+	for (i = 0; i < s->rows[*idx].nconvs; i++) {
 		src = &s->rows[*idx].src[i];
 		src->unreadable = "<optimized out>";
 		src->str = -1;

@@ -12,6 +12,12 @@
  * order: a register, a stack slot, or memory off an earlier word, which is
  * how a pointer is followed.
  *
+ * A bare probe (no format) prints every argument, or every result, of
+ * each function: its row gets a format of its own, "(name=%v, ...)" or
+ * "=> (%v, ...)", made from the signature once placed; a value of it
+ * that cannot be planned prints <not read> rather than refuse the
+ * function (the reason with -v).
+ *
  * Entry probes and r: probes sit where probe/call_sites.h says a call
  * begins (SP and the arguments as at entry) and ends (every RET and tail
  * JMP; never a uretprobe: Go copies stacks).

@@ -577,6 +577,8 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 		s = skip_space(s);
 	}
 	if (!*s) {
+		/* no format: every argument, or result, as %v prints it */
+		p->bare = true;
 		p->suffix = strdup("");
 		return p->suffix ? 0 : gt_error(-ENOMEM, "out of memory");
 	}
@@ -615,14 +617,18 @@ int trace_probe__parse(const char *text, struct trace_probe *p)
 	return 0;
 }
 
+void trace_conv__free(struct trace_conv *c)
+{
+	free(c->prefix);
+	expr__free(&c->expr);
+}
+
 void trace_probe__free(struct trace_probe *p)
 {
 	size_t i;
 
-	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++) {
-		free(p->convs[i].prefix);
-		expr__free(&p->convs[i].expr);
-	}
+	for (i = 0; i < TRACE_PROBE_MAX_ARGS; i++)
+		trace_conv__free(&p->convs[i]);
 	for (i = 0; i < TRACE_PROBE_MAX_TERMS; i++) {
 		expr__free(&p->terms[i].expr);
 		free(p->terms[i].str);

@@ -4,6 +4,8 @@
  *
  *	[r:][BINARY:]FUNCTION [(FILTER)] ["FORMAT"[, ARG ...]]
  *
+ * A probe without FORMAT is bare: it prints every argument, or at a
+ * return every result (trace_plan.h makes its format, per function).
  * ARG is goargN (the Nth Go parameter, receiver first, N from 1) or, in an
  * r: probe, goretN / retval (= goret1), or a parameter's NAME (DWARF), or
  * one of those converted to a type as %T spells it, (*main.T)(goarg1),
@@ -129,6 +131,10 @@ struct trace_probe {
 	struct trace_conv convs[TRACE_PROBE_MAX_ARGS];
 	size_t nconvs;
 	char *suffix;		/* literal text after the last conversion */
+	/* no format was written: the planner makes one per function that
+	 * prints every argument (r: every result) by %v (trace_plan.h);
+	 * gotrace --no-values clears it, for bcc's bare probe */
+	bool bare;
 };
 
 /*
@@ -139,6 +145,8 @@ struct trace_probe {
  */
 int trace_probe__parse(const char *text, struct trace_probe *p);
 void trace_probe__free(struct trace_probe *p);
+/* The strings of C (its prefix and expression). */
+void trace_conv__free(struct trace_conv *c);
 
 /* Types by name, as %T spells them, for conversions: FIND returns 0 and
  * *OUT, or a negative errno with a reason. */

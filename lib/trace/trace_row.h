@@ -50,7 +50,15 @@ struct trace_row {
 	bool inlined;			/* an inlined copy of func */
 	const struct go_binary *bin;	/* the function's binary */
 	const struct trace_probe *probe;
-	struct trace_src *src;		/* one per conversion of PROBE */
+	/* what it prints: its probe's format, or for a bare probe the one
+	 * made for this function (trace_plan.h), kept in OWN_CONVS and
+	 * OWN_SUFFIX */
+	const struct trace_conv *convs;
+	size_t nconvs;
+	const char *suffix;
+	struct trace_conv *own_convs;
+	char *own_suffix;
+	struct trace_src *src;		/* one per conversion */
 	uint32_t plan;			/* its plan: plans[plan] */
 };
 

@@ -84,7 +84,7 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 	if (trace_probe__converts(probe))
 		err = traced_binary__open_typedata(tb);
 	else if (!tb->dw && !tb->bin->is_gccgo &&
-		 (probe->nconvs || probe->nterms) &&
+		 (probe->nconvs || probe->nterms || probe->bare) &&
 		 traced_binary__open_typedata(tb))
 		gt_error_clear();
 	if (!err)

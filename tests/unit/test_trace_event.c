@@ -161,6 +161,18 @@ TEST(check_value_memory)
 	/* chunks that do not fit in value_len */
 	e->nchunks = 2;
 	CHECK_EQ_INT(trace_event__check(e, sizeof(*e), &p.set, &mem), -EINVAL);
+	/* where the plan reads no string, BPF moves the memory down over
+	 * the strings' room */
+	memmove(e->str, e->value, e->value_len);
+	e->value_moved = 1;
+	e->nchunks = 1;
+	mem.n = 9;
+	CHECK_EQ_INT(trace_event__check(e, offsetof(struct trace_event, str) +
+					e->value_len, &p.set, &mem), 0);
+	CHECK(mem.n == 1 && mem.chunks[0].addr == 0xc000010000 &&
+	      mem.chunks[0].len == sizeof(point));
+	CHECK_EQ_INT(trace_event__check(e, offsetof(struct trace_event, str) +
+					e->value_len - 1, &p.set, &mem), -EINVAL);
 	/* a tail call read nothing: nothing to parse */
 	e->tail = 1;
 	mem.n = 9;

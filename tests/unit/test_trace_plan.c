@@ -219,6 +219,65 @@ out:
 	planned__free(&p);
 }
 
+/* A bare probe prints every argument of the function, named as DWARF
+ * names them, or every result: its row's own format. */
+TEST(bare_probe_format)
+{
+	const struct trace_row *row;
+	struct planned p;
+
+	CHECK_EQ_INT(plan("args-go1.23-default", "main.greet", true, &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->nconvs == 2);
+	if (row && row->nconvs == 2) {
+		CHECK_EQ_STR(row->convs[0].prefix, "(name=");
+		CHECK_EQ_STR(row->convs[1].prefix, ", n=");
+		CHECK_EQ_STR(row->suffix, ")");
+		CHECK_EQ_STR(row->convs[0].expr.text, "name");
+		CHECK(row->convs[0].kind == TRACE_CONV_VALUE);
+		CHECK(row->convs[1].expr.arg == TRACE_ARG_GOARG &&
+		      row->convs[1].expr.index == 1);
+		CHECK(row->src[1].type->kind == GO_KIND_INT);
+	}
+	planned__free(&p);
+	/* results are unnamed (~r0): goretN */
+	CHECK_EQ_INT(plan("args-go1.23-default", "r:main.describe", true, &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->nconvs == 3);
+	if (row && row->nconvs == 3) {
+		CHECK_EQ_STR(row->convs[0].prefix, "=> (");
+		CHECK_EQ_STR(row->convs[2].prefix, ", ");
+		CHECK_EQ_STR(row->convs[2].expr.text, "goret3");
+		CHECK(row->convs[2].expr.arg == TRACE_ARG_GORET);
+		CHECK(row->src[2].type->kind == GO_KIND_BOOL);
+		CHECK_EQ_STR(row->suffix, ")");
+	}
+	planned__free(&p);
+	/* a shape function's dictionary is not printed */
+	CHECK_EQ_INT(plan("args-go1.23-default", "main.maxOf", true, &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->nconvs == 2);
+	if (row && row->nconvs == 2) {
+		CHECK_EQ_STR(row->convs[0].prefix, "(x=");
+		CHECK_EQ_STR(row->convs[0].expr.text, "x");
+	}
+	planned__free(&p);
+	/* nothing types it (stripped, not a method): said, no value */
+	CHECK_EQ_INT(plan("args-go1.23-stripped", "main.greet", false, &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->nconvs == 0);
+	if (row)
+		CHECK_EQ_STR(row->suffix, "(<no types>)");
+	planned__free(&p);
+	/* with a format, the probe's own */
+	CHECK_EQ_INT(plan("args-go1.23-default", "main.greet \"%s\" name", true,
+			  &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->convs == p.probe.convs && row->nconvs == 1 &&
+	      !row->own_convs);
+	planned__free(&p);
+}
+
 TEST(errors)
 {
 	static const struct {
@@ -355,6 +414,7 @@ int main(void)
 	RUN(stack_abi);
 	RUN(filter_terms);
 	RUN(dwarf_pointer_chain);
+	RUN(bare_probe_format);
 	RUN(errors);
 	RUN(shared_plans);
 	RUN(inlined_rows);

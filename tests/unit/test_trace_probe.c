@@ -56,6 +56,18 @@ TEST(no_format)
 	CHECK_EQ_STR(p.target, "main.*");
 	CHECK_EQ_INT(p.nconvs, 0);
 	CHECK_EQ_STR(p.suffix, "");
+	CHECK(p.bare);		/* every argument is printed */
+	trace_probe__free(&p);
+	/* a format without values is not bare */
+	CHECK_EQ_INT(trace_probe__parse("main.f \"here\"", &p), 0);
+	CHECK(!p.bare);
+	CHECK_EQ_STR(p.suffix, "here");
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.f (goarg1 > 2)", &p), 0);
+	CHECK(p.bare);
+	trace_probe__free(&p);
+	CHECK_EQ_INT(trace_probe__parse("main.addInts \"%d\" goarg1", &p), 0);
+	CHECK(!p.bare);
 	trace_probe__free(&p);
 }
 

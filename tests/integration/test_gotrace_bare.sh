@@ -1,0 +1,228 @@
+#!/bin/bash
+# gotrace's probes without a format print every argument, and r: every
+# result, as the args fixture's own lines say its calls were made: for
+# each call of its functions, "NAME ARGS -> RESULTS" written with Go's %v
+# (tests/fixtures/args). Under 'main.*' and 'r:main.*' each call's entry
+# must print "(name=V, ...)" with the fixture's values and its return
+# "=> (V, ...)" with its results, in the fixture's order, on every Go
+# version the tests build (the stack ABI of Go 1.15, the register ABI
+# after), PIE, and gccgo. What BPF cannot read says so: floats in XMM
+# registers print <xmm>. Stripped binaries print the methods their
+# receiver's method table types (main.celsius.toF, (*counter).add)
+# unnamed, and "(<no types>)" for every other function, never a guess.
+# -j carries "args" and "results" by name; --no-values prints none.
+source "$(dirname "$0")/lib.sh"
+TOOL=$BUILD/gotrace
+VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
+
+if [[ ! -x $TOOL ]]; then
+	fail "gotrace" "$TOOL does not exist (run make)"
+	finish
+	exit 1
+fi
+
+# compare_calls TRUTH OUT ABI DWARF: gotrace's entries and returns in OUT
+# against the fixture's lines in TRUTH, call by call (ABI stack or reg;
+# DWARF dwarf or none). Prints what differs; exit 1 then.
+compare_calls() {
+	python3 - "$@" <<'PY'
+import re, sys
+truth_path, out_path = sys.argv[1], sys.argv[2]
+stack_abi, dwarf = sys.argv[3] == "stack", sys.argv[4] == "dwarf"
+# these record what test_gotrace.sh's probes print, not their arguments:
+# only their results are compared
+DWARF_PART = {"main.handle", "main.lookup", "main.sendBytes", "main.sumInts",
+              "main.ifaces", "main.minMax"}
+# the fixture writes these receivers with %p; %v prints &{n}
+POINTER_RECV = {"main.(*counter).add", "main.counter.add", "main.(*box[...]).bump"}
+
+def norm(name):
+    # main.maxOf[go.shape.int] is the fixture's main.maxOf[...]
+    return re.sub(r"\[[^\]]*\]", "[...]", name)
+
+def values(inner):
+    # "x=42, y=13" -> "42 13": the fixture's spacing
+    return " ".join(re.sub(r"^[A-Za-z_][A-Za-z0-9_]*=", "", v)
+                    for v in inner.split(", ")) if inner else ""
+
+calls, pending, bad = [], {}, []
+for line in open(out_path):
+    tok = line.rstrip("\n").split(None, 5)
+    if len(tok) < 6 or not tok[0].isdigit() or " [inlined] " in line:
+        continue
+    fn, msg = norm(tok[4]), tok[5]
+    if msg.startswith("=> (") and msg.endswith(")"):
+        if fn in pending:
+            calls.append((fn, pending.pop(fn), values(msg[4:-1]), msg))
+    elif msg.startswith("(") and msg.endswith(")"):
+        pending[fn] = (values(msg[1:-1]), msg)
+    else:
+        bad.append(line.strip())
+
+want = []
+for line in open(truth_path):
+    head, sep, res = line.rstrip("\n").partition(" ->")
+    if not line.startswith("main.") or not sep:
+        continue
+    name, _, args = head.partition(" ")
+    want.append((name, args, res.strip()))
+
+names = {w[0] for w in want}
+got = [c for c in calls if c[0] in names]
+errors = []
+if len(got) != len(want):
+    errors.append("%d calls of the fixture's functions traced, %d made" %
+                  (len(got), len(want)))
+prev, named, untyped = {}, 0, 0
+for (fn, args, res), (gfn, (gargs, gmsg), gres, rmsg) in zip(want, got):
+    if fn != gfn:
+        errors.append("the fixture's call of %s traced as %s" % (fn, gfn))
+        break
+    named += "=" in gmsg
+    if not dwarf and gmsg == "(<no types>)":
+        untyped += 1
+        if rmsg != "=> (<no types>)":
+            errors.append("%s: %s at its return" % (fn, rmsg))
+        continue
+    if fn in POINTER_RECV:
+        # the counter as the previous call left it
+        first, _, rest = args.partition(" ")
+        args = "&{%s} %s" % (prev.get(fn, "0"), rest)
+        prev[fn] = res
+    if fn == "main.mixFloat" and not stack_abi:
+        a = args.split(" ")
+        a[1] = a[3] = "<xmm>"
+        args, res = " ".join(a), "<xmm>"
+    if fn not in DWARF_PART and gargs != args:
+        errors.append("%s: %s, the fixture's %s" % (fn, gmsg, args))
+    if gres != res:
+        errors.append("%s: %s, the fixture's %s" % (fn, rmsg, res))
+if dwarf and named < len(want) // 2:
+    errors.append("only %d calls with named arguments" % named)
+if not dwarf and (named or len(got) - untyped < 6):
+    errors.append("%d calls typed by method tables, %d named" %
+                  (len(got) - untyped, named))
+if bad:
+    errors.append("a line neither (...) nor => (...): %s" % bad[0])
+print("%d calls (%d untyped)" % (len(got), untyped))
+for e in errors[:5]:
+    print(e)
+sys.exit(1 if errors else 0)
+PY
+}
+
+# test_fixture NAME ABI DWARF: 'main.*' and 'r:main.*' on the fixture NAME.
+test_fixture() {
+	local name=$1 abi=$2 dwarf=$3 f=$FIX/$1 out=$TMP/bare-$1 res
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -c "$f $out.truth" 'main.*' 'r:main.*' \
+		>"$out" 2>"$out.err"; then
+		fail "$name: bare probes" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	if res=$(compare_calls "$out.truth" "$out" "$abi" "$dwarf"); then
+		pass "$name: 'main.*' 'r:main.*' without a format: every argument and result as the fixture's own lines ($(head -1 <<<"$res"))"
+	else
+		fail "$name: bare probes" "$(tr '\n' ';' <<<"$res")"
+	fi
+}
+
+for v in "${VERSIONS[@]}"; do
+	abi=reg
+	[[ $v == 1.15 ]] && abi=stack
+	for form in default pie stripped; do
+		dwarf=dwarf
+		[[ $form == stripped ]] && dwarf=none
+		test_fixture "args-go$v-$form" $abi $dwarf
+	done
+done
+test_fixture args-gccgo reg dwarf
+
+# -j: "args" and "results" by name (goretN for an unnamed result), as the
+# fixture wrote them; named results by their names.
+test_json() {
+	local f=$FIX/args-go1.27-default out=$TMP/bare-json
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -j -c "$f $out.truth" 'main.greet' \
+		'r:main.describe' 'r:main.minMax' >"$out" 2>"$out.err"; then
+		fail "-j args and results" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	if python3 - "$out.truth" "$out" <<'PY'; then
+import json, sys
+truth = [l.split() for l in open(sys.argv[1]) if l.startswith("main.")]
+want = []
+for t in truth:
+    arrow = t.index("->")
+    if t[0] == "main.greet":
+        want.append(("main.greet", "args", {"name": t[1], "n": int(t[2])}))
+    elif t[0] == "main.describe":
+        r = t[arrow + 1:]
+        want.append(("main.describe", "results",
+                     {"goret1": r[0], "goret2": int(r[1]), "goret3": r[2] == "true"}))
+    elif t[0] == "main.minMax":
+        r = t[arrow + 1:]
+        want.append(("main.minMax", "results", {"lo": int(r[0]), "hi": int(r[1])}))
+got = []
+for line in open(sys.argv[2]):
+    e = json.loads(line)
+    key = "args" if "args" in e else "results"
+    got.append((e["func"], key, e.get(key)))
+    assert len(e["values"]) == len(e[key]), line
+print(len(want), "calls")
+sys.exit(0 if got == want and len(want) == 10 else 1)
+PY
+		pass "-j: \"args\" and \"results\" by name (goretN unnamed), as the fixture's calls"
+	else
+		fail "-j args and results" "$(head -3 "$out")"
+	fi
+}
+test_json
+
+# --no-values: a line per call, no value read.
+test_no_values() {
+	local f=$FIX/args-go1.27-default out=$TMP/bare-none calls lines
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" --no-values -c "$f $out.truth" 'main.greet' \
+		'r:main.greet' >"$out" 2>"$out.err"; then
+		fail "--no-values" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	calls=$(grep -c '^main.greet ' "$out.truth")
+	lines=$(grep -cE '^[0-9]+ +[0-9]+ +[0-9]+ +[^ ]+ +main\.greet *$' "$out")
+	if [[ $calls -eq 4 && $lines -eq $((2 * calls)) ]]; then
+		pass "--no-values: $lines lines for $calls calls, none with a value"
+	else
+		fail "--no-values" "$lines bare lines for $calls calls: $(sed -n 3p "$out")"
+	fi
+}
+test_no_values
+
+# An inlined copy prints the argument where DWARF's location lists place
+# it at the copy's start, else <optimized out>: stackMiddle(n) calls
+# stackLeaf(n + 1), whose own n is the fixture's STACK line.
+test_inlined() {
+	local f=$FIX/args-go1.27-default out=$TMP/bare-inlined
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -c "$f $out.truth" 'main.stackMiddle' \
+		'main.stackLeaf' >"$out" 2>"$out.err"; then
+		fail "inlined copies" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	local want got copies
+	want=$(awk '/^STACK /{print "(n=" $2 ")"}' "$out.truth" | tr '\n' ' ')
+	got=$(awk '$5 == "main.stackLeaf" {print $6}' "$out" | tr '\n' ' ')
+	copies=$(grep -cE ' main\.stackMiddle \[inlined\] \(n=(<optimized out>|-?[0-9]+)\)$' "$out")
+	if [[ -n $want && $got == "$want" && $copies -eq 3 ]]; then
+		pass "inlined copies: $copies print (n=...), stackLeaf's n as the fixture's ($want)"
+	else
+		fail "inlined copies" "stackLeaf '$got', fixture '$want', $copies copies: $(sed -n 3p "$out")"
+	fi
+}
+test_inlined
+
+no_links=0
+no_links_left || no_links=1
+check "no probe left attached" test $no_links -eq 0
+
+finish
