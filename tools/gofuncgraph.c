@@ -349,9 +349,8 @@ static void print_json(const struct grapher *g, const struct call_tree *t)
 	printf("}\n");
 }
 
-static int handle_event(void *ctx, void *data, size_t size)
+static int handle_graph_event(struct grapher *g, void *data, size_t size)
 {
-	struct grapher *g = ctx;
 	const struct graph_event *e = data;
 	struct call_tree *t;
 
@@ -378,6 +377,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 	}
 	call_tree__free(t);
 	return 0;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	int err = handle_graph_event(ctx, data, size);
+
+	return err ? err : tool__events_slice();
 }
 
 /* ROOT's package, as a pattern of all its functions: "main.*" of

@@ -411,7 +411,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	print_event(pr, e, &pr->set->rows[e->row]);
 	pr->nevents++;
-	return 0;
+	return tool__events_slice();
 }
 
 /* %v's maps sized to VT's types, slots and dynamic types (at least 1). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
@@ -416,18 +417,47 @@ char *tool__timestamp(char *buf, size_t size)
 	return buf;
 }
 
-int tool__poll_events(struct ring_buffer *rb, int timeout_ms)
-{
-	int err = ring_buffer__poll(rb, timeout_ms);
+/* When the events being read must give way (tool__events_slice()), in
+ * CLOCK_MONOTONIC ns; 0: never. */
+static __u64 slice_end;
 
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int tool__events_slice(void)
+{
+	return slice_end && monotonic_ns() > slice_end ? -EAGAIN : 0;
+}
+
+/* Read the events of RB for at most SLICE_MS: ring_buffer__consume() goes
+ * on while events come, and a program that sends them faster than the tool
+ * prints them would keep it from returning, and with it --max-overhead's
+ * checks and trials, the clock and Ctrl-C. */
+static int read_events(struct ring_buffer *rb, int timeout_ms, int slice_ms)
+{
+	int err;
+
+	slice_end = monotonic_ns() + slice_ms * 1000000ULL;
+	err = ring_buffer__poll(rb, timeout_ms);
 	/* Events come without a wakeup until a quarter of the buffer waits
 	 * (bpf/events.bpf.h), and epoll reports a ring only when woken: read
 	 * what came meanwhile, so that a slow trickle prints within 100 ms. */
 	if (err == -EINTR || err >= 0)
 		err = ring_buffer__consume(rb);
-	if (err == -EINTR || err >= 0)
-		return 0;
-	return gt_error(err, "cannot read events: %s", strerror(-err));
+	slice_end = 0;
+	return err == -EINTR || err == -EAGAIN || err >= 0 ? 0 : err;
+}
+
+int tool__poll_events(struct ring_buffer *rb, int timeout_ms)
+{
+	int err = read_events(rb, timeout_ms, TOOL_READ_SLICE_MS);
+
+	return err ? gt_error(err, "cannot read events: %s", strerror(-err)) : 0;
 }
 
 int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
@@ -448,9 +478,10 @@ int tool__read_events(struct ring_buffer *rb, struct tool_clock *c,
 			err = after_poll(ctx);
 		fflush(stdout);
 	}
-	/* what the target sent before it ended */
+	/* what the target sent before it ended (a target that goes on
+	 * sending is read for a second more) */
 	if (err >= 0) {
-		int n = ring_buffer__consume(rb);
+		int n = read_events(rb, 0, 1000);
 
 		if (n < 0)
 			err = gt_error(n, "cannot read events: %s", strerror(-n));

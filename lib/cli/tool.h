@@ -193,10 +193,19 @@ void tool__print_tracing(const struct tool_options *o, size_t nfuncs,
 
 struct ring_buffer;
 
+/* Events are read TOOL_READ_SLICE_MS at a time at most. */
+#define TOOL_READ_SLICE_MS	10
+
 /* Wait up to TIMEOUT_MS for events of RB and handle them, those sent
- * without a wakeup too. Returns 0 (an interrupted wait too), or a negative
+ * without a wakeup too, for TOOL_READ_SLICE_MS at most (the rest wait for
+ * the next poll). Returns 0 (an interrupted wait too), or a negative
  * errno with a reason. */
 int tool__poll_events(struct ring_buffer *rb, int timeout_ms);
+
+/* What a ring buffer callback returns once it handled its event: 0, or
+ * -EAGAIN when the slice of time of this read is over (the read stops
+ * there, the event consumed). */
+int tool__events_slice(void);
 
 /*
  * Read the events of RB until the trace is over (as tool_clock__over()
