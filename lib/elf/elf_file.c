@@ -328,6 +328,33 @@ static int symbol_in(const struct elf_file *ef, Elf64_Word type,
 	return -ENOENT;
 }
 
+int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
+			  void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	const char *sname;
+	size_t i, n;
+	int err;
+
+	while ((scn = elf_nextscn(ef->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			break;
+	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return -ENOENT;
+	n = data->d_size / sh.sh_entsize;
+	for (i = 0; i < n && gelf_getsym(data, i, &s); i++) {
+		if (s.st_shndx == SHN_UNDEF)
+			continue;
+		sname = elf_strptr(ef->elf, sh.sh_link, s.st_name);
+		if (sname && (err = fn(ctx, sname, s.st_value)))
+			return err;
+	}
+	return 0;
+}
+
 int elf_file__symbol(const struct elf_file *ef, const char *name,
 		     uint64_t *value)
 {

@@ -61,6 +61,15 @@ int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 int elf_file__symbol(const struct elf_file *ef, const char *name,
 		     uint64_t *value);
 
+/* Called with each defined symbol of .symtab and its value; a non-zero
+ * return stops the walk and is returned. */
+typedef int (*elf_symbol_fn)(void *ctx, const char *name, uint64_t value);
+
+/* Each defined symbol of .symtab to FN. Returns 0, FN's non-zero value,
+ * or -ENOENT when the file has no .symtab (stripped). */
+int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
+			  void *ctx);
+
 /* Translate a virtual address to a file offset through the PT_LOAD
  * segments. Returns 0 and *off, or -ERANGE when no segment maps it. */
 int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "core/error.h"
+#include "gobin/go_name.h"
 #include "probe/probe_spec.h"
 
 /* A bcc-style library short name: "c", "go", "pthread", "stdc++". */
@@ -270,52 +271,8 @@ void name_matcher__free(struct name_matcher *m)
 }
 
 /*
- * Go names an instantiation of a generic function by its type arguments in
- * brackets after the function's or the receiver type's name:
- * main.Sum[go.shape.int], main.(*Box[go.shape.int]).Get,
- * main.Sum[go.shape.int].func1, main.Map[go.shape.string,go.shape.[]int];
- * Go 1.18-1.19 spell shapes go.shape.int_0, and their pclntab writes
- * main.Sum[...] (which stripped binaries are named by). Such a list opens
- * with a '[' right after an identifier: the '[' of type:.eq.[2]string
- * follows a '.' and is part of a type. Go identifiers may hold any Unicode
- * letter: a byte >= 0x80 is taken for part of one.
- */
-static bool is_ident_byte(unsigned char c)
-{
-	return isalnum(c) || c == '_' || c >= 0x80;
-}
-
-/*
- * S in NAME, past the type arguments that open at S if any: to the ']'
- * that closes them, through nested brackets (go.shape.[]int) and quoted
- * struct tags, which may hold any bracket (go.shape.struct { A int
- * "json:\"a]\"" }). A list that is never closed runs to the end of the
- * name: scanning it once, not at every visit, keeps a match linear.
- */
-static const char *skip_type_args(const char *name, const char *s)
-{
-	int depth = 0;
-
-	if (*s != '[' || s == name || !is_ident_byte(s[-1]))
-		return s;
-	for (; *s; s++) {
-		if (*s == '"') {
-			while (s[1] && s[1] != '"')
-				s += s[1] == '\\' && s[2] ? 2 : 1;
-			if (!*++s)
-				break;
-		} else if (*s == '[') {
-			depth++;
-		} else if (*s == ']' && --depth == 0) {
-			return s + 1;
-		}
-	}
-	return s;
-}
-
-/*
  * Does glob P match S, or with ARGS S as its source writes it: without the
- * type arguments of its instantiation (skip_type_args())?
+ * type arguments of its instantiation (go_name__skip_type_args())?
  *
  * '*' matches any run of characters, everything else itself. Iterative:
  * on a mismatch, let the last '*' swallow one more character and retry
@@ -328,7 +285,7 @@ static bool glob_match(const char *p, const char *s, bool args)
 
 	for (;;) {
 		if (args)
-			s = skip_type_args(name, s);
+			s = go_name__skip_type_args(name, s);
 		if (!*s)
 			break;
 		if (*p == '*') {
@@ -341,7 +298,7 @@ static bool glob_match(const char *p, const char *s, bool args)
 			p = star + 1;
 			s = ++resume;
 			if (args)
-				s = resume = skip_type_args(name, resume);
+				s = resume = go_name__skip_type_args(name, resume);
 		} else {
 			return false;
 		}
@@ -359,7 +316,7 @@ static bool is_written_as(const char *pattern, const char *name)
 	bool args = false;
 
 	for (;;) {
-		next = skip_type_args(name, s);
+		next = go_name__skip_type_args(name, s);
 		args |= next != s;
 		s = next;
 		if (*pattern != *s)

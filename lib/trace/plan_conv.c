@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "goabi/go_abi.h"
+#include "gobin/go_name.h"
 #include "trace/plan_internal.h"
 
 /* gccgo's type descriptor (libgo's runtime._type): size, ptrdata, hash,
@@ -130,6 +131,47 @@ static int plan_dynamic_type(struct planner *pl, const struct loc *l,
 	ptr = tmp.w[1].word;
 	len = tmp.w[2].word;
 	return add_string(pl, ptr, len, TRACE_STR_MAX, &src->str);
+}
+
+/* Is T the shape of a type parameter (go.shape.int64), in a shape
+ * instantiation? */
+static bool is_shape(const struct go_type *t)
+{
+	return t->name && !strncmp(t->name, "go.shape.", 9);
+}
+
+/*
+ * %T of a value whose type is a type parameter's shape: the type argument
+ * of this call (main.ID, not go.shape.int64), which the name of the
+ * dictionary the call was passed gives (gobin/go_dict.h): BPF reads the
+ * dictionary's address. An inlined copy is passed none: <no dictionary>.
+ */
+static int plan_dict_type(struct planner *pl, const struct trace_expr *x,
+			  const struct loc *l, struct trace_src *src)
+{
+	struct loc dict = { 0 };
+	size_t param, i;
+	int err;
+
+	err = go_name__type_param(pl->func, l->type->name, &param);
+	if (err == -EEXIST)
+		return gt_error(-EINVAL, "%s: '%s' is %s, the shape of more than one type parameter: its type argument is not known",
+				pl->func, x->text, l->type->name);
+	if (err || param >= UINT8_MAX)
+		return gt_error(-EINVAL, "%s: '%s' is %s, which is no type parameter of the function",
+				pl->func, x->text, l->type->name);
+	for (i = 0; i < pl->sig.nparams; i++)
+		if (go_dwarf_var__is_dict(&pl->sig.params[i]))
+			break;
+	if (i == pl->sig.nparams) {
+		src->unreadable = "<no dictionary>";
+		return 0;
+	}
+	dict.type = pl->sig.params[i].type;
+	dict.abi = &pl->layout.args[i];
+	src->dict_arg = param + 1;
+	return planner__emit_word(pl, &dict, 0, "the dictionary",
+				  &src->type_word);
 }
 
 static int add_vroot(struct planner *pl, struct trace_vroot r)
@@ -264,6 +306,10 @@ int planner__conv(struct planner *pl, const struct trace_conv *c,
 		err = planner__deref(pl, &l, x->text);
 	if (err)
 		return err;
+	if (c->kind == TRACE_CONV_TYPE && is_shape(l.type) && pl->dwarf) {
+		src->type = l.type;
+		return plan_dict_type(pl, x, &l, src);
+	}
 	if (!conv_fits(c->kind, l.type))
 		return gt_error(-EINVAL, "%s: '%s' is %s, which %%%s cannot print",
 				pl->func, x->text, type_name(l.type),

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "gobin/go_name.h"
 #include "trace/trace_event.h"
 
 int trace_event__check(const struct trace_event *e, size_t size,
@@ -79,6 +80,25 @@ void trace_event__print_value(const struct trace_event *e,
 	trace_row__print_value(row, i, e, &p);
 }
 
+/* %T of a type parameter's value: type argument ARG (0-based) of the
+ * call whose dictionary is at V->word, into TEXT->type. */
+static void name_type_arg(const struct trace_event *e,
+			  struct trace_event_ctx *ctx, struct trace_value *v,
+			  unsigned int arg, struct trace_value_text *text)
+{
+	const char *dict;
+
+	if (v->unreadable)
+		return;
+	dict = ctx->tb ? traced_binary__dict_name(ctx->tb, e->pid,
+						  e->start_code, v->word) : NULL;
+	if (dict && !go_name__type_arg(dict, arg, text->type,
+				       sizeof(text->type)))
+		v->type_name = text->type;
+	else
+		v->unreadable = "<unnamed dictionary>";
+}
+
 /* %T: V's dynamic type named, into TEXT->type unless the type data's. */
 static void name_type(const struct trace_event *e, struct trace_event_ctx *ctx,
 		      struct trace_value *v, struct trace_value_text *text)
@@ -137,6 +157,8 @@ void trace_event__value(const struct trace_event *e,
 		return;
 	}
 	trace_row__value(row, i, e, ctx->str_max, v);
-	if (c->kind == TRACE_CONV_TYPE)
+	if (c->kind == TRACE_CONV_TYPE && row->src[i].dict_arg)
+		name_type_arg(e, ctx, v, row->src[i].dict_arg - 1, text);
+	else if (c->kind == TRACE_CONV_TYPE)
 		name_type(e, ctx, v, text);
 }

@@ -36,6 +36,10 @@ struct trace_src {
 	} w[TRACE_SRC_MAX_WORDS];
 	int str;		/* index in the event's strings, or -1 */
 	int type_word;		/* %T: the word holding the type, or -1 */
+	/* %T of a type parameter's value: TYPE_WORD holds the dictionary
+	 * of the call, whose name gives type argument DICT_ARG - 1; 0:
+	 * none */
+	uint8_t dict_arg;
 	/* %v of a struct or array in memory: at the value of word
 	 * ROOT_WORD plus ROOT_OFFSET (in the event's chunks), when word
 	 * ROOT_GATE (its first bytes) could be read; ROOT_WORD -1: the value

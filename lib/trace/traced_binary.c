@@ -237,6 +237,23 @@ const char *traced_binary__type_name(struct traced_binary *tb, pid_t pid,
 	return NULL;
 }
 
+const char *traced_binary__dict_name(struct traced_binary *tb, pid_t pid,
+				     uint64_t start_code, uint64_t addr)
+{
+	uint64_t vaddr;
+
+	if (!tb->dicts_loaded) {
+		tb->dicts_loaded = true;
+		if (go_dicts__load(&tb->dicts, tb->bin)) {
+			go_dicts__free(&tb->dicts);
+			gt_error_clear();
+		}
+	}
+	if (!traced_binary__file_address(tb, pid, start_code, addr, &vaddr))
+		return NULL;
+	return go_dicts__name(&tb->dicts, vaddr);
+}
+
 /* Is there a function PKG.T.M or, for a pointer, PKG.(*T).M? */
 static bool has_method(const struct go_binary *bin, const char *name,
 		       const char *method)
@@ -285,6 +302,7 @@ void traced_binary__close(struct traced_binary *tb)
 	uprobe_list__free(&tb->sites);
 	go_typedata__close(tb->td);
 	go_rtypes__close(tb->rtypes);
+	go_dicts__free(&tb->dicts);
 	pcline__close(tb->lines);
 	go_dwarf__close(tb->dw);
 	if (tb->owns_bin)

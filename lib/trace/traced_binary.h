@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "gobin/go_binary.h"
+#include "gobin/go_dict.h"
 #include "goabi/go_dwarf.h"
 #include "gobin/go_rtype.h"
 #include "goabi/go_typedata.h"
@@ -47,6 +48,8 @@ struct traced_binary {
 	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
 	struct go_typedata *td;		/* types from the type data, or NULL */
 	struct pcline *lines;		/* NULL: -U prints addresses */
+	struct go_dicts dicts;		/* %T of type parameters' values */
+	bool dicts_loaded;
 	enum traced_placement placement;
 	uint64_t first_vaddr;		/* of its loaded segments */
 	uint64_t first_code;		/* of its executable segments */
@@ -110,6 +113,12 @@ int traced_binary__add_dyn_types(struct traced_binary *tb,
 const struct go_type *traced_binary__dyn_type(struct traced_binary *tb,
 					      pid_t pid, uint64_t start_code,
 					      uint64_t addr);
+
+/* The name of the dictionary at run-time address ADDR of PID, whose
+ * mm->start_code is START_CODE, from TB's symbols (loaded on first use);
+ * NULL when no dictionary symbol is there (a stripped binary). */
+const char *traced_binary__dict_name(struct traced_binary *tb, pid_t pid,
+				     uint64_t start_code, uint64_t addr);
 
 /* The name %T gives the type whose descriptor is at run-time address ADDR
  * of PID, whose mm->start_code is START_CODE, from TB's type data; NULL

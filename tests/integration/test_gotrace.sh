@@ -103,7 +103,9 @@ main.sendBytes||ping %s %d|b, n@3|b == "ping"|a[0] == "ping"
 main.sumInts||%d %d %d|len(xs), cap(xs), k
 main.ifaces||%T %T|e, err
 main.minMax||%d|len(xs)
-main.minMax|r|%d %d|lo, hi'
+main.minMax|r|%d %d|lo, hi
+main.kindOf[*]||%T|x
+main.kindOf[*]|r|%d|retval'
 
 # probes_for ABI DWARF: the probe lines for a build under ABI (register,
 # stack or c), with DWARF (yes) or not, that this version of gotrace can

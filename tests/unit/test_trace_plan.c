@@ -278,6 +278,24 @@ TEST(bare_probe_format)
 	planned__free(&p);
 }
 
+/* %T of a type parameter's value: BPF reads the call's dictionary, whose
+ * name gives the type argument (kindOf[T ~int64]: .dict in RAX, x in RBX) */
+TEST(type_argument)
+{
+	const struct trace_plan *pl;
+	struct planned p;
+
+	CHECK_EQ_INT(plan("args-go1.27-default", "main.kindOf \"%T\" x", true,
+			  &p), 0);
+	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(p.set.rows[0].src[0].dict_arg, 1);
+		CHECK_EQ_INT(p.set.rows[0].src[0].type_word, 0);
+		CHECK(pl->nwords == 1 && is_reg(&pl->words[0], 0));
+	}
+	planned__free(&p);
+}
+
 TEST(errors)
 {
 	static const struct {
@@ -415,6 +433,7 @@ int main(void)
 	RUN(filter_terms);
 	RUN(dwarf_pointer_chain);
 	RUN(bare_probe_format);
+	RUN(type_argument);
 	RUN(errors);
 	RUN(shared_plans);
 	RUN(inlined_rows);
