@@ -84,3 +84,37 @@ int plan_default_format(struct trace_row *row, const struct go_dwarf_sig *sig,
 	row->suffix = row->own_suffix;
 	return 0;
 }
+
+int plan_raw_format(struct trace_row *row, const struct go_abi_layout *layout)
+{
+	struct trace_conv *c;
+	size_t i;
+
+	row->own_convs = calloc(layout->nargs ? layout->nargs : 1,
+				sizeof(*row->own_convs));
+	if (!row->own_convs)
+		return gt_error(-ENOMEM, "out of memory");
+	row->convs = row->own_convs;
+	for (i = 0; i < layout->nargs; i++) {
+		bool xmm = layout->args[i].pieces[0].kind == GO_PIECE_FREG;
+		int n;
+
+		c = &row->own_convs[row->nconvs++];
+		c->kind = xmm ? TRACE_CONV_FLOAT : TRACE_CONV_HEX;
+		c->type = layout->args[i].type;
+		c->expr.arg = TRACE_ARG_GOARG;
+		c->expr.index = i;
+		n = asprintf(&c->expr.text, "raw%zu", i + 1);
+		if (n < 0)
+			c->expr.text = NULL;
+		c->prefix = strdup(xmm ? (i ? ", " : "(raw: ") :
+				   (i ? ", 0x" : "(raw: 0x"));
+		if (!c->prefix || !c->expr.text)
+			return gt_error(-ENOMEM, "out of memory");
+	}
+	row->own_suffix = strdup(row->nconvs ? ")" : "(raw: none in registers)");
+	if (!row->own_suffix)
+		return gt_error(-ENOMEM, "out of memory");
+	row->suffix = row->own_suffix;
+	return 0;
+}

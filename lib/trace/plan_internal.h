@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trace/trace_plan.h"
+#include "x86/probe_site.h"
 
 /* Where a value is while an expression is followed: bytes [OFF, OFF +
  * size) of an argument or result the ABI placed (ABI), or, past a pointer,
@@ -39,6 +40,10 @@ struct planner {
 	bool gccgo_method;		/* goarg1 is a gccgo receiver */
 	struct value_types *vtypes;	/* %v */
 	struct go_typedata *td;		/* conversions, or NULL */
+	/* the morestack tail at the entry, where a bare probe reads the raw
+	 * words of an untyped function (empty: none) */
+	struct code_span morestack_tail;
+	bool raw_words;			/* the layout holds them */
 };
 
 /* A type as errors name it. */
@@ -114,6 +119,14 @@ int planner__find_type(void *ctx, const char *name, const struct go_type **out);
  */
 int plan_default_format(struct trace_row *row, const struct go_dwarf_sig *sig,
 			bool ret);
+
+/*
+ * ROW's own format when nothing types its function but the registers
+ * its morestack tail spills do (LAYOUT: a word each): "(raw: 0x2a, 0xd)",
+ * each word in hex (<xmm> for a float register), its expression goargN
+ * into LAYOUT, its text rawN.
+ */
+int plan_raw_format(struct trace_row *row, const struct go_abi_layout *layout);
 
 /* plan_conv.c: what a conversion prints and a filter compares */
 

@@ -13,6 +13,7 @@
 #include "gobin/pclntab.h"
 #include "goabi/go_abi.h"
 #include "trace/plan_internal.h"
+#include "x86/arg_spills.h"
 
 /*
  * Is NAME a method in gccgo's spelling, PKG.T.M (for value and pointer
@@ -69,18 +70,13 @@ static int layout_from_dwarf(struct planner *pl)
 	return err;
 }
 
-/*
- * Under the stack ABI the results follow the arguments, whose types an r:
- * probe's format does not give. _func.args (pclntab) is the size of both:
- * taking the printed results for all of them, they end there.
- */
-static int move_stack_results(struct planner *pl, uint64_t addr)
+/* _func.args of the function at ADDR (pclntab): the bytes of its
+ * arguments and results in the caller's frame. 0, or -ENOENT. */
+static int func_args_size(const struct planner *pl, uint64_t addr,
+			  int32_t *args)
 {
 	const struct pclntab *tab = pl->bin->pclntab;
-	struct go_abi_layout *l = &pl->layout;
-	size_t lo = 0, hi = tab ? tab->nfuncs : 0, mid, i, k;
-	int32_t args;
-	int64_t shift;
+	size_t lo = 0, hi = tab ? tab->nfuncs : 0, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -90,7 +86,26 @@ static int move_stack_results(struct planner *pl, uint64_t addr)
 			hi = mid;
 	}
 	if (!tab || lo == tab->nfuncs || tab->funcs[lo].entry != addr ||
-	    pclntab__func_args(tab, lo, &args) || args < 0)
+	    pclntab__func_args(tab, lo, args) || *args < 0) {
+		gt_error_clear();
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * Under the stack ABI the results follow the arguments, whose types an r:
+ * probe's format does not give. _func.args (pclntab) is the size of both:
+ * taking the printed results for all of them, they end there.
+ */
+static int move_stack_results(struct planner *pl, uint64_t addr)
+{
+	struct go_abi_layout *l = &pl->layout;
+	size_t i, k;
+	int32_t args;
+	int64_t shift;
+
+	if (func_args_size(pl, addr, &args))
 		return gt_error(-ENOTSUP, "the size of its arguments is not in pclntab: results of a stack-ABI function need DWARF");
 	shift = (int64_t)args - (int64_t)l->frame_size;
 	if (shift < 0)
@@ -194,6 +209,83 @@ static int method_sig(struct planner *pl, uint64_t addr,
 	return 0;
 }
 
+/* The basic type of a raw word of SIZE bytes: unsigned, or a float. */
+static const struct go_type *raw_type(unsigned int size, bool xmm)
+{
+	if (xmm)
+		return size == 4 ? &go_type_float32 : &go_type_float64;
+	switch (size) {
+	case 1:
+		return &go_type_uint8;
+	case 2:
+		return &go_type_uint16;
+	case 4:
+		return &go_type_uint32;
+	default:
+		return &go_type_uint64;
+	}
+}
+
+/*
+ * A bare entry probe of a function nothing types, under the register ABI:
+ * the words its morestack tail spills, each in its register
+ * (x86/arg_spills.h), as PL's layout; one that spills none and has no
+ * arguments or results (_func.args 0) is typed as having none. Returns
+ * 0, or a negative errno when there is no tail to read or it is not what
+ * Go writes.
+ */
+static int layout_from_spills(struct planner *pl, uint64_t addr)
+{
+	struct arg_spill spills[ARG_SPILLS_MAX];
+	const struct code_span *t = &pl->morestack_tail;
+	struct go_abi_layout *l = &pl->layout;
+	const uint8_t *code;
+	int32_t args;
+	size_t n, i;
+	int err;
+
+	if (t->to <= t->from)
+		return -ENOENT;
+	err = elf_file__read_vaddr(pl->bin->elf, t->from, t->to - t->from, &code);
+	if (!err)
+		err = arg_spills__decode(code, t->to - t->from, t->from, spills, &n);
+	if (err) {
+		gt_error_clear();
+		return err;
+	}
+	/* no argument or result at all: "()", as DWARF would say */
+	if (!n && !func_args_size(pl, addr, &args) && !args) {
+		memset(&pl->sig, 0, sizeof(pl->sig));
+		pl->dwarf = true;
+		return 0;
+	}
+	l->args = calloc(n ? n : 1, sizeof(*l->args));
+	if (!l->args)
+		return gt_error(-ENOMEM, "out of memory");
+	l->nargs = n;
+	for (i = 0; i < n; i++) {
+		struct go_abi_value *v = &l->args[i];
+
+		v->type = raw_type(spills[i].size, spills[i].xmm);
+		v->spill_offset = -1;
+		v->npieces = 1;
+		v->pieces[0] = (struct go_abi_piece){
+			.kind = spills[i].xmm ? GO_PIECE_FREG : GO_PIECE_IREG,
+			.reg = spills[i].reg, .size = spills[i].size,
+		};
+	}
+	pl->raw_words = true;
+	return 0;
+}
+
+/* Does PL's probe print raw words where nothing types its function: a bare
+ * entry probe without a filter, on register-ABI gc code? */
+static bool wants_raw_words(const struct planner *pl)
+{
+	return pl->probe->bare && !pl->probe->ret && !pl->probe->nterms &&
+	       pl->bin->abi == GO_ABI_REGISTER && !pl->bin->is_gccgo;
+}
+
 int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,
 		   struct go_dwarf_var *vars)
 {
@@ -207,6 +299,8 @@ int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,
 		pl->dwarf = true;	/* typed as DWARF would */
 	if (pl->dwarf)
 		return layout_from_dwarf(pl);
+	if (wants_raw_words(pl) && !layout_from_spills(pl, addr))
+		return 0;
 	return layout_from_format(pl, addr, dw ? pl->sig.c_result_size : 0);
 }
 

@@ -33,13 +33,19 @@ static void row__free(struct trace_row *row)
 }
 
 /* What ROW prints: its probe's format, or for a bare probe its own, from
- * SIG (NULL: nothing types the function); a source for each value. */
-static int row__set_format(struct trace_row *row, const struct go_dwarf_sig *sig)
+ * SIG, else the raw words of RAW (both NULL: nothing types the function);
+ * a source for each value. */
+static int row__set_format(struct trace_row *row, const struct go_dwarf_sig *sig,
+			   const struct go_abi_layout *raw)
 {
 	const struct trace_probe *probe = row->probe;
 	int err;
 
-	if (probe->bare) {
+	if (probe->bare && raw) {
+		err = plan_raw_format(row, raw);
+		if (err)
+			return err;
+	} else if (probe->bare) {
 		err = plan_default_format(row, sig, probe->ret);
 		if (err)
 			return err;
@@ -60,7 +66,8 @@ static int row__set_format(struct trace_row *row, const struct go_dwarf_sig *sig
 static int plan_set__add_row(struct trace_plan_set *s,
 			     const struct go_binary *bin, const char *func,
 			     const struct trace_probe *probe,
-			     const struct go_dwarf_sig *sig, size_t *idx)
+			     const struct go_dwarf_sig *sig,
+			     const struct go_abi_layout *raw, size_t *idx)
 {
 	struct trace_row *row;
 	int err;
@@ -74,7 +81,7 @@ static int plan_set__add_row(struct trace_plan_set *s,
 	row->bin = bin;
 	row->probe = probe;
 	row->func = strdup(func);
-	err = row->func ? row__set_format(row, sig) :
+	err = row->func ? row__set_format(row, sig, raw) :
 			  gt_error(-ENOMEM, "out of memory");
 	if (err) {
 		row__free(row);
@@ -205,7 +212,8 @@ static int plan_set__add_planned(struct trace_plan_set *s,
 	int err;
 
 	err = plan_set__add_row(s, pl->bin, pl->func, probe,
-				pl->dwarf ? &pl->sig : NULL, idx);
+				pl->dwarf ? &pl->sig : NULL,
+				pl->raw_words ? &pl->layout : NULL, idx);
 	if (err)
 		goto out;
 	row = &s->rows[*idx];
@@ -237,11 +245,14 @@ out:
 static int plan_row(struct trace_plan_set *s, const struct go_binary *bin,
 		    struct go_dwarf *dw, struct go_typedata *td,
 		    const struct trace_probe *probe, const char *name,
-		    uint64_t addr, size_t *idx)
+		    uint64_t addr, const struct call_sites *cs, size_t *idx)
 {
 	struct planner pl = {
 		.bin = bin, .func = name, .probe = probe,
 		.vtypes = &s->vtypes, .td = td,
+		.morestack_tail = cs->entry.kind == PROBE_SITE_STACK_CHECK ?
+				  cs->entry.morestack_tail :
+				  (struct code_span){ 0, 0 },
 	};
 	struct go_dwarf_var vars[TRACE_PROBE_MAX_ARGS * 2 + 2];
 	int err;
@@ -304,7 +315,7 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 		err = err < 0 ? err : 0;	/* 1: left out */
 		goto out;
 	}
-	err = plan_row(s, bin, dw, td, probe, p->name, p->func_addr, &idx);
+	err = plan_row(s, bin, dw, td, probe, p->name, p->func_addr, &cs, &idx);
 	if (err)
 		goto out;
 	err = add_sites(s, probe, p, idx, &cs, sites);
@@ -357,7 +368,7 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
 				     p->name, (unsigned long long)p->site.addr) ?: 1;
-	err = plan_set__add_row(s, bin, p->name, probe, NULL, idx);
+	err = plan_set__add_row(s, bin, p->name, probe, NULL, NULL, idx);
 	if (err)
 		return err;
 	for (i = 0; i < s->rows[*idx].nconvs; i++) {

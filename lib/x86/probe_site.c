@@ -234,6 +234,7 @@ static bool code__find_stack_check(struct code *c, struct probe_site *site)
 	/* what the scan decoded: plain instructions and jccs */
 	site->no_exit[0] = (struct code_span){ c->entry, addr };
 	site->no_exit[1] = (struct code_span){ check.target, tail_end };
+	site->morestack_tail = site->no_exit[1];
 	return true;
 }
 

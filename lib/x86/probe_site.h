@@ -57,6 +57,9 @@ struct probe_site {
 	 * site). A sweep for exits need not decode them again
 	 * (exit_sites__find_known). */
 	struct code_span no_exit[2];
+	/* PROBE_SITE_STACK_CHECK: the morestack tail it jumps to, up to its
+	 * jmp back (x86/arg_spills.h reads its spills) */
+	struct code_span morestack_tail;
 };
 
 /* Choose the counting site of FN. Returns 0, or a negative errno when the

@@ -9,7 +9,10 @@
 # after), PIE, and gccgo. What BPF cannot read says so: floats in XMM
 # registers print <xmm>. Stripped binaries print the methods their
 # receiver's method table types (main.celsius.toF, (*counter).add)
-# unnamed, and "(<no types>)" for every other function, never a guess.
+# unnamed; under the register ABI the other functions print the raw words
+# their morestack tail spills, "(raw: 0x2a, 0xd)", each at its width, as
+# the fixture's values are in two's complement; else "(<no types>)",
+# never a guess.
 # -j carries "args" and "results" by name; --no-values prints none.
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gotrace
@@ -35,6 +38,29 @@ DWARF_PART = {"main.handle", "main.lookup", "main.sendBytes", "main.sumInts",
               "main.ifaces", "main.minMax", "main.kindOf[...]"}
 # the fixture writes these receivers with %p; %v prints &{n}
 POINTER_RECV = {"main.(*counter).add", "main.counter.add", "main.(*box[...]).bump"}
+
+# stripped, register ABI: the words the morestack tail spills, at their
+# widths (None: a float, in an XMM register); manyInts' last two go on the
+# stack, which is not spilled
+RAW_WIDTHS = {"main.addInts": [8, 8], "main.widthI8": [1, 1],
+              "main.widthI16": [2, 2], "main.widthI32": [4, 4],
+              "main.widthI64": [8, 8], "main.widthU8": [1, 1],
+              "main.widthU16": [2, 2], "main.widthU32": [4, 4],
+              "main.widthU64": [8, 8], "main.mixedWidths": [1, 2, 4, 8, 1],
+              "main.boolArgs": [1, 1], "main.divmod": [8, 8],
+              "main.manyInts": [8] * 9, "main.mixFloat": [8, None, 8, None]}
+RAW = re.compile(r"^\(raw: ((0x[0-9a-f]+|<xmm>)(, (0x[0-9a-f]+|<xmm>))*|none in registers)\)$")
+
+def raw_words(args, widths):
+    words = []
+    for a, w in zip(args.split(" "), widths):
+        if w is None:
+            words.append("<xmm>")
+        else:
+            n = {"true": 1, "false": 0}.get(a)
+            n = int(a) if n is None else n
+            words.append(hex(n & ((1 << (8 * w)) - 1)))
+    return ", ".join(words)
 
 def norm(name):
     # main.maxOf[go.shape.int] is the fixture's main.maxOf[...]
@@ -73,16 +99,24 @@ errors = []
 if len(got) != len(want):
     errors.append("%d calls of the fixture's functions traced, %d made" %
                   (len(got), len(want)))
-prev, named, untyped = {}, 0, 0
+prev, named, untyped, raw, checked = {}, 0, 0, 0, 0
 for (fn, args, res), (gfn, (gargs, gmsg), gres, rmsg) in zip(want, got):
     if fn != gfn:
         errors.append("the fixture's call of %s traced as %s" % (fn, gfn))
         break
     named += "=" in gmsg
-    if not dwarf and gmsg == "(<no types>)":
+    if not dwarf and (gmsg == "(<no types>)" or RAW.match(gmsg)):
         untyped += 1
         if rmsg != "=> (<no types>)":
             errors.append("%s: %s at its return" % (fn, rmsg))
+        if gmsg == "(<no types>)":
+            continue
+        raw += 1
+        if fn in RAW_WIDTHS:
+            want_raw = "(raw: %s)" % raw_words(args, RAW_WIDTHS[fn])
+            checked += 1
+            if gmsg != want_raw:
+                errors.append("%s: %s, the fixture's %s" % (fn, gmsg, want_raw))
         continue
     if fn in POINTER_RECV:
         # the counter as the previous call left it
@@ -102,9 +136,14 @@ if dwarf and named < len(want) // 2:
 if not dwarf and (named or len(got) - untyped < 6):
     errors.append("%d calls typed by method tables, %d named" %
                   (len(got) - untyped, named))
+if not dwarf and not stack_abi and (raw < untyped // 2 or checked < 30):
+    errors.append("%d calls of untyped functions printed raw words, %d checked, of %d" %
+                  (raw, checked, untyped))
+if not dwarf and stack_abi and raw:
+    errors.append("raw words under the stack ABI")
 if bad:
     errors.append("a line neither (...) nor => (...): %s" % bad[0])
-print("%d calls (%d untyped)" % (len(got), untyped))
+print("%d calls (%d untyped, %d raw words, %d checked)" % (len(got), untyped, raw, checked))
 for e in errors[:5]:
     print(e)
 sys.exit(1 if errors else 0)
