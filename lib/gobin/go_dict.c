@@ -46,7 +46,7 @@ int go_dicts__load(struct go_dicts *d, const struct go_binary *bin)
 	err = elf_file__each_symbol(bin->elf, add_dict, d);
 	if (err == -ENOENT)
 		err = 0;	/* stripped: no names */
-	if (!err)
+	if (!err && d->n)
 		qsort(d->syms, d->n, sizeof(*d->syms), by_addr);
 	return err;
 }

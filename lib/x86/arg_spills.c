@@ -79,7 +79,8 @@ int arg_spills__decode(const uint8_t *code, size_t len, uint64_t addr,
 			return gt_error(-EINVAL, "undecodable code at 0x%llx",
 					(unsigned long long)(addr + at));
 		if (ci->id == X86_INS_CALL) {
-			qsort(out, *n, sizeof(*out), by_slot);
+			if (*n)
+				qsort(out, *n, sizeof(*out), by_slot);
 			return 0;
 		}
 		/* the assembler aligns the call with nops */

@@ -262,8 +262,23 @@ TEST(bare_probe_format)
 		CHECK_EQ_STR(row->convs[0].expr.text, "x");
 	}
 	planned__free(&p);
-	/* nothing types it (stripped, not a method): said, no value */
+	/* nothing types it (stripped, not a method): the raw words its
+	 * morestack tail spills, RAX RBX RCX (name's two, n) */
 	CHECK_EQ_INT(plan("args-go1.23-stripped", "main.greet", false, &p), 0);
+	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
+	CHECK(row && row->nconvs == 3);
+	if (row && row->nconvs == 3) {
+		const struct trace_plan *pl = trace_plan_set__plan(&p.set, 0);
+
+		CHECK_EQ_STR(row->convs[0].prefix, "(raw: 0x");
+		CHECK_EQ_STR(row->convs[2].expr.text, "raw3");
+		CHECK(row->convs[1].kind == TRACE_CONV_HEX);
+		CHECK(pl->nwords == 3 && is_reg(&pl->words[0], 0) &&
+		      is_reg(&pl->words[1], 3) && is_reg(&pl->words[2], 2));
+	}
+	planned__free(&p);
+	/* the stack ABI spills nothing: said, no value */
+	CHECK_EQ_INT(plan("args-go1.15-stripped", "main.greet", false, &p), 0);
 	row = p.set.nrows == 1 ? &p.set.rows[0] : NULL;
 	CHECK(row && row->nconvs == 0);
 	if (row)
