@@ -298,38 +298,11 @@ int elf_file__section_bytes(const struct elf_file *ef, const char *name,
 	return 0;
 }
 
-/* Symbol NAME in the first section of TYPE: 0, or -ENOENT. Undefined
- * symbols (imports, in .dynsym) are not NAME's value. */
-static int symbol_in(const struct elf_file *ef, Elf64_Word type,
-		     const char *name, uint64_t *value)
-{
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-	GElf_Sym s;
-	const char *sname;
-	size_t i, n;
-
-	while ((scn = elf_nextscn(ef->elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			break;
-	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
-		return -ENOENT;
-	n = data->d_size / sh.sh_entsize;
-	for (i = 0; i < n && gelf_getsym(data, i, &s); i++) {
-		if (s.st_shndx == SHN_UNDEF)
-			continue;
-		sname = elf_strptr(ef->elf, sh.sh_link, s.st_name);
-		if (sname && strcmp(sname, name) == 0) {
-			*value = s.st_value;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
-			  void *ctx)
+/* Each defined symbol of the first section of TYPE to FN: 0, FN's
+ * non-zero value, or -ENOENT when there is no such section. Undefined
+ * symbols (imports, in .dynsym) are left out. */
+static int each_symbol_in(const struct elf_file *ef, Elf64_Word type,
+			  elf_symbol_fn fn, void *ctx)
 {
 	Elf_Scn *scn = NULL;
 	Elf_Data *data;
@@ -340,7 +313,7 @@ int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
 	int err;
 
 	while ((scn = elf_nextscn(ef->elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			break;
 	if (!scn || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
 		return -ENOENT;
@@ -355,13 +328,38 @@ int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
 	return 0;
 }
 
+struct symbol_query {
+	const char *name;
+	uint64_t value;
+};
+
+static int match_symbol(void *ctx, const char *name, uint64_t value)
+{
+	struct symbol_query *q = ctx;
+
+	if (strcmp(name, q->name))
+		return 0;
+	q->value = value;
+	return 1;
+}
+
 int elf_file__symbol(const struct elf_file *ef, const char *name,
 		     uint64_t *value)
 {
-	if (!symbol_in(ef, SHT_SYMTAB, name, value) ||
-	    !symbol_in(ef, SHT_DYNSYM, name, value))
+	struct symbol_query q = { name, 0 };
+
+	if (each_symbol_in(ef, SHT_SYMTAB, match_symbol, &q) == 1 ||
+	    each_symbol_in(ef, SHT_DYNSYM, match_symbol, &q) == 1) {
+		*value = q.value;
 		return 0;
+	}
 	return gt_error(-ENOENT, "%s: no symbol %s", ef->path, name);
+}
+
+int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
+			  void *ctx)
+{
+	return each_symbol_in(ef, SHT_SYMTAB, fn, ctx);
 }
 
 /* The PT_LOAD whose file-backed part holds [vaddr, vaddr+len), or NULL. */

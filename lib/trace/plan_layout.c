@@ -209,6 +209,16 @@ static int method_sig(struct planner *pl, uint64_t addr,
 	return 0;
 }
 
+/* Room for N arguments in L, placed by the caller. */
+static int layout_alloc_args(struct go_abi_layout *l, size_t n)
+{
+	l->args = calloc(n ? n : 1, sizeof(*l->args));
+	if (!l->args)
+		return gt_error(-ENOMEM, "out of memory");
+	l->nargs = n;
+	return 0;
+}
+
 /* The basic type of a raw word of SIZE bytes: unsigned, or a float. */
 static const struct go_type *raw_type(unsigned int size, bool xmm)
 {
@@ -259,10 +269,9 @@ static int layout_from_spills(struct planner *pl, uint64_t addr)
 		pl->dwarf = true;
 		return 0;
 	}
-	l->args = calloc(n ? n : 1, sizeof(*l->args));
-	if (!l->args)
-		return gt_error(-ENOMEM, "out of memory");
-	l->nargs = n;
+	err = layout_alloc_args(l, n);
+	if (err)
+		return err;
 	for (i = 0; i < n; i++) {
 		struct go_abi_value *v = &l->args[i];
 
@@ -315,10 +324,8 @@ int planner__place_inlined(struct planner *pl, uint64_t site,
 	if (!pl->bin->pclntab || pclntab__frame_size_at(pl->bin->pclntab, site, &frame))
 		frame = -1;
 	gt_error_clear();
-	l->args = calloc(n ? n : 1, sizeof(*l->args));
-	if (!l->args)
-		return gt_error(-ENOMEM, "out of memory");
-	l->nargs = n;
+	if (layout_alloc_args(l, n))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		struct go_abi_value *v = &l->args[i];
 		uint64_t at = 0;
