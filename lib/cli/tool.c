@@ -417,9 +417,10 @@ char *tool__timestamp(char *buf, size_t size)
 	return buf;
 }
 
-/* When the events being read must give way (tool__events_slice()), in
- * CLOCK_MONOTONIC ns; 0: never. */
-static __u64 slice_end;
+/* The slice of time of the events being read (tool__events_slice()): from
+ * the first one handled (SLICE_START, CLOCK_MONOTONIC ns; 0: none yet, as
+ * a poll may first wait for them), for SLICE_NS; 0: no end. */
+static __u64 slice_start, slice_ns;
 
 static __u64 monotonic_ns(void)
 {
@@ -431,10 +432,18 @@ static __u64 monotonic_ns(void)
 
 int tool__events_slice(void)
 {
-	return slice_end && monotonic_ns() > slice_end ? -EAGAIN : 0;
+	__u64 now;
+
+	if (!slice_ns)
+		return 0;
+	now = monotonic_ns();
+	if (!slice_start)
+		slice_start = now;
+	return now - slice_start > slice_ns ? -EAGAIN : 0;
 }
 
-/* Read the events of RB for at most SLICE_MS: ring_buffer__consume() goes
+/* Read the events of RB for at most SLICE_MS from the first one (a poll
+ * waits up to TIMEOUT_MS for it): ring_buffer__consume() goes
  * on while events come, and a program that sends them faster than the tool
  * prints them would keep it from returning, and with it --max-overhead's
  * checks and trials, the clock and Ctrl-C. */
@@ -442,14 +451,15 @@ static int read_events(struct ring_buffer *rb, int timeout_ms, int slice_ms)
 {
 	int err;
 
-	slice_end = monotonic_ns() + slice_ms * 1000000ULL;
+	slice_start = 0;
+	slice_ns = slice_ms * 1000000ULL;
 	err = ring_buffer__poll(rb, timeout_ms);
 	/* Events come without a wakeup until a quarter of the buffer waits
 	 * (bpf/events.bpf.h), and epoll reports a ring only when woken: read
 	 * what came meanwhile, so that a slow trickle prints within 100 ms. */
 	if (err == -EINTR || err >= 0)
 		err = ring_buffer__consume(rb);
-	slice_end = 0;
+	slice_ns = 0;
 	return err == -EINTR || err == -EAGAIN || err >= 0 ? 0 : err;
 }
 

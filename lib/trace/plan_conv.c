@@ -153,6 +153,10 @@ static int plan_dict_type(struct planner *pl, const struct trace_expr *x,
 	size_t param, i;
 	int err;
 
+	/* the dictionary is an argument: gone by a return */
+	if (pl->probe->ret)
+		return gt_error(-EINVAL, "%s: '%s' is %s: its type argument is known at the entry only (the dictionary is an argument)",
+				pl->func, x->text, l->type->name);
 	err = go_name__type_param(pl->func, l->type->name, &param);
 	if (err == -EEXIST)
 		return gt_error(-EINVAL, "%s: '%s' is %s, the shape of more than one type parameter: its type argument is not known",
@@ -306,7 +310,9 @@ int planner__conv(struct planner *pl, const struct trace_conv *c,
 		err = planner__deref(pl, &l, x->text);
 	if (err)
 		return err;
-	if (c->kind == TRACE_CONV_TYPE && is_shape(l.type) && pl->dwarf) {
+	/* an interface's shape is still an interface: its dynamic type */
+	if (c->kind == TRACE_CONV_TYPE && is_shape(l.type) && pl->dwarf &&
+	    l.type->kind != GO_KIND_EFACE && l.type->kind != GO_KIND_IFACE) {
 		src->type = l.type;
 		return plan_dict_type(pl, x, &l, src);
 	}

@@ -220,6 +220,10 @@ static int plan_set__add_planned(struct trace_plan_set *s,
 	memset(&plan, 0, sizeof(plan));	/* plans are compared as bytes */
 	pl->plan = &plan;
 	pl->str_max = s->str_max;
+	/* the filter first: a bare probe's values take what room is left */
+	for (i = 0; i < probe->nterms && !err; i++)
+		err = planner__term(pl, &probe->terms[i], &plan.terms[i]);
+	plan.nterms = probe->nterms;
 	for (i = 0; i < row->nconvs && !err; i++) {
 		mark = (struct plan_mark){ plan.nwords, plan.nstrs, plan.nvroots };
 		err = planner__conv(pl, &row->convs[i], &row->src[i]);
@@ -228,9 +232,6 @@ static int plan_set__add_planned(struct trace_plan_set *s,
 			err = 0;
 		}
 	}
-	for (i = 0; i < probe->nterms && !err; i++)
-		err = planner__term(pl, &probe->terms[i], &plan.terms[i]);
-	plan.nterms = probe->nterms;
 	pl->plan = NULL;
 	if (!err)
 		err = plan_set__add_plan(s, *idx, &plan);

@@ -326,6 +326,7 @@ TEST(errors)
 		{ "args-go1.23-default", "main.greet (name < 3)", "only == nil and != nil compare it" },
 		{ "args-go1.23-default", "main.mixFloat (x > 1)", "which a filter cannot compare" },
 		{ "args-go1.23-default", "r:main.greet \"%s\" name", "is a parameter, not known at a return" },
+		{ "args-go1.27-default", "r:main.maxOf \"%T\" goret1", "known at the entry only" },
 	};
 	struct planned p;
 	size_t i;
