@@ -258,15 +258,31 @@ static uint32_t stack_depth(const struct trace_event *e)
 	return e->nframes < STACK_MAX_FRAMES ? e->nframes : STACK_MAX_FRAMES;
 }
 
-/* The formatted message of event E for ROW. */
+/* The message of event E for ROW, its format with its values, to F. */
+static void print_message(struct trace_event_ctx *ctx, FILE *f,
+			  const struct trace_event *e,
+			  const struct trace_row *row)
+{
+	struct trace_value_text text;
+	struct trace_value v;
+	size_t i;
+
+	for (i = 0; i < row->nconvs; i++) {
+		fputs(row->convs[i].prefix, f);
+		trace_event__value(e, row, i, ctx, &v, &text);
+		trace_conv__print(f, &row->convs[i], &v);
+		free(text.text);
+	}
+	fputs(row->suffix, f);
+}
+
+/* -j: the message of event E for ROW, malloc()ed (NULL: out of memory). */
 static char *format_message(struct trace_event_ctx *ctx,
 			    const struct trace_event *e,
 			    const struct trace_row *row)
 {
-	struct trace_value_text text;
-	struct trace_value v;
 	char *msg = NULL;
-	size_t len = 0, i;
+	size_t len = 0;
 	FILE *m;
 
 	/* a probe without values ('*' of a server: tens of thousands a second) */
@@ -275,13 +291,7 @@ static char *format_message(struct trace_event_ctx *ctx,
 	m = open_memstream(&msg, &len);
 	if (!m)
 		return NULL;
-	for (i = 0; i < row->nconvs; i++) {
-		fputs(row->convs[i].prefix, m);
-		trace_event__value(e, row, i, ctx, &v, &text);
-		trace_conv__print(m, &row->convs[i], &v);
-		free(text.text);
-	}
-	fputs(row->suffix, m);
+	print_message(ctx, m, e, row);
 	if (fclose(m)) {
 		free(msg);
 		return NULL;
@@ -339,9 +349,6 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 	struct trace_event_ctx ctx = { tb, &pr->mem, env.str_max };
 	char comm[17], tbuf[32] = "", goid[24] = "-", func[4096], *msg;
 
-	msg = format_message(&ctx, e, row);
-	if (!msg)
-		return;
 	memcpy(comm, e->comm, 16);
 	comm[16] = '\0';
 	if (env.rel_time) {
@@ -370,7 +377,9 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 		if (row->inlined)
 			printf(",\"inlined\":true");
 		printf(",\"msg\":");
-		json_print_string(stdout, msg);
+		msg = format_message(&ctx, e, row);
+		json_print_string(stdout, msg ? msg : "<out of memory>");
+		free(msg);
 		print_values(&ctx, stdout, e, row);
 		if (env.user_stack) {
 			printf(",\"stack\":[");
@@ -390,8 +399,10 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			printf("%-8s ", tbuf);
 		if (row->inlined)
 			snprintf(func, sizeof(func), "%s [inlined]", row->func);
-		printf("%-7u %-7u %-7s %-15s %-16s %s\n", e->pid, e->tid, goid,
-		       comm, row->inlined ? func : row->func, msg);
+		printf("%-7u %-7u %-7s %-15s %-16s ", e->pid, e->tid, goid,
+		       comm, row->inlined ? func : row->func);
+		print_message(&ctx, stdout, e, row);
+		putchar('\n');
 		if (env.user_stack) {
 			user_stack__print(tb, stdout, false, e->pid,
 					  e->start_code, e->frames,
@@ -399,7 +410,6 @@ static void print_event(struct printer *pr, const struct trace_event *e,
 			putchar('\n');
 		}
 	}
-	free(msg);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
