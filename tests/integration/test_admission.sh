@@ -204,7 +204,10 @@ test_admission() {
 		interrupted_case
 		admit_case "gofunccount --max-overhead 5 '*'" gofunccount '*'
 		admit_case "gofunclatency --max-overhead 5 '*'" gofunclatency '*'
-		admit_case "gotrace --max-overhead 5 '*'" gotrace '*'
+		# bare, gotrace prints the raw words of every function it keeps:
+		# its own CPU, on the 2 CPUs the server and ab share, took the
+		# first window to 60-65% in three runs (issue 22's notes)
+		admit_case "gotrace --max-overhead 5 --no-values '*'" gotrace --no-values '*'
 		admit_case "gofuncgraph --max-overhead 5 --no-waits net/http.(*conn).serve '*'" \
 			gofuncgraph --no-waits 'net/http.(*conn).serve' '*'
 	fi
