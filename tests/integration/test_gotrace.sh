@@ -105,7 +105,8 @@ main.ifaces||%T %T|e, err
 main.minMax||%d|len(xs)
 main.minMax|r|%d %d|lo, hi
 main.kindOf[*]||%T|x
-main.kindOf[*]|r|%d|retval'
+main.kindOf[*]|r|%d|retval
+main.nameOf[*]||%T|x'
 
 # probes_for ABI DWARF: the probe lines for a build under ABI (register,
 # stack or c), with DWARF (yes) or not, that this version of gotrace can
@@ -219,9 +220,23 @@ for line in open(truth):
         msg = re.sub(r"%[a-zA-Z0-9]+", lambda m: next(vals), p["fmt"])
         groups[p["ret"]].append((name, p["ret"], msg.split()))
     want += [g for g in (groups[False], groups[True]) if g]
+def shapes_collapsed(line):
+    # a shape's name may hold spaces (go.shape.struct { main.a int }):
+    # the type arguments of the FUNC column become [...] before it splits
+    out, depth = [], 0
+    for i, c in enumerate(line):
+        if depth == 0 and c == "[" and line.startswith("go.shape.", i + 1):
+            depth = 1
+            out.append("[...]")
+        elif depth and c in "[]":
+            depth += 1 if c == "[" else -1
+        elif not depth:
+            out.append(c)
+    return "".join(out)
+
 got, goids = [], set()
 for line in open(out, errors="replace"):
-    f = line.split(None, 5)
+    f = shapes_collapsed(line).split(None, 5)
     if len(f) < 5 or not (f[0].isdigit() and f[1].isdigit()):
         continue
     goids.add(f[2])

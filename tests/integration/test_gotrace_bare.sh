@@ -35,7 +35,8 @@ stack_abi, dwarf = sys.argv[3] == "stack", sys.argv[4] == "dwarf"
 # these record what test_gotrace.sh's probes print, not their arguments:
 # only their results are compared
 DWARF_PART = {"main.handle", "main.lookup", "main.sendBytes", "main.sumInts",
-              "main.ifaces", "main.minMax", "main.kindOf[...]"}
+              "main.ifaces", "main.minMax", "main.kindOf[...]",
+              "main.nameOf[...]"}
 # the fixture writes these receivers with %p; %v prints &{n}
 POINTER_RECV = {"main.(*counter).add", "main.counter.add", "main.(*box[...]).bump"}
 
@@ -71,9 +72,23 @@ def values(inner):
     return " ".join(re.sub(r"^[A-Za-z_][A-Za-z0-9_]*=", "", v)
                     for v in inner.split(", ")) if inner else ""
 
+def shapes_collapsed(line):
+    # a shape's name may hold spaces (go.shape.struct { main.a int }):
+    # the type arguments of the FUNC column become [...] before it splits
+    out, depth = [], 0
+    for i, c in enumerate(line):
+        if depth == 0 and c == "[" and line.startswith("go.shape.", i + 1):
+            depth = 1
+            out.append("[...]")
+        elif depth and c in "[]":
+            depth += 1 if c == "[" else -1
+        elif not depth:
+            out.append(c)
+    return "".join(out)
+
 calls, pending, bad = [], {}, []
 for line in open(out_path):
-    tok = line.rstrip("\n").split(None, 5)
+    tok = shapes_collapsed(line.rstrip("\n")).split(None, 5)
     if len(tok) < 6 or not tok[0].isdigit() or " [inlined] " in line:
         continue
     fn, msg = norm(tok[4]), tok[5]
