@@ -119,7 +119,8 @@ static bool is_path_byte(unsigned char c)
 	       c == '%';
 }
 
-int go_name__type_arg(const char *name, size_t index, char *buf, size_t size)
+int go_name__type_arg(const char *name, size_t index, bool full, char *buf,
+		      size_t size)
 {
 	const char *arg, *end, *next, *s, *word, *slash;
 	size_t i, n = 0;
@@ -132,7 +133,8 @@ int go_name__type_arg(const char *name, size_t index, char *buf, size_t size)
 	}
 	if (!arg || arg >= end || !size)
 		return -ENOENT;
-	/* each qualified name's package path cut to its last element */
+	/* each qualified name's package path cut to its last element, as
+	 * %T spells it, unless FULL */
 	for (s = arg; s < next && n + 1 < size;) {
 		if (!is_path_byte(*s)) {
 			buf[n++] = *s++;
@@ -141,7 +143,9 @@ int go_name__type_arg(const char *name, size_t index, char *buf, size_t size)
 		for (word = s, slash = NULL; s < next && is_path_byte(*s); s++)
 			if (*s == '/')
 				slash = s;
-		for (word = slash ? slash + 1 : word; word < s && n + 1 < size;)
+		if (slash && !full)
+			word = slash + 1;
+		while (word < s && n + 1 < size)
 			buf[n++] = *word++;
 	}
 	buf[n] = '\0';

@@ -38,11 +38,13 @@ const char *go_name__skip_type_args(const char *name, const char *s);
 int go_name__type_param(const char *name, const char *shape, size_t *index);
 
 /*
- * Type argument INDEX of the instantiation NAME, as %T spells it: into
- * BUF (SIZE bytes, cut to fit), each qualified name's package path cut to
- * its last element (main..dict.Show[github.com/x/y.ID] gives y.ID).
- * Returns 0, or -ENOENT when NAME has no such argument.
+ * Type argument INDEX of the instantiation NAME into BUF (SIZE bytes, cut
+ * to fit): as %T spells it, each qualified name's package path cut to its
+ * last element (main..dict.Show[github.com/x/y.ID] gives y.ID), or as gc
+ * names the type (github.com/x/y.ID) when FULL. Returns 0, or -ENOENT when
+ * NAME has no such argument.
  */
-int go_name__type_arg(const char *name, size_t index, char *buf, size_t size);
+int go_name__type_arg(const char *name, size_t index, bool full, char *buf,
+		      size_t size);
 
 #endif

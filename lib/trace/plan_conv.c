@@ -178,6 +178,27 @@ static int plan_dict_type(struct planner *pl, const struct trace_expr *x,
 				  &src->type_word);
 }
 
+/*
+ * %v of a value whose type is a type parameter's shape prints by the
+ * shape; the dictionary's word, read too where it can be, tells its type
+ * argument, which is said first (<main.ID>) when fmt would call its
+ * String or Error method, as for any other value. Where it cannot (no
+ * dictionary, a shape of two type parameters, no room), nothing is said.
+ */
+static void plan_dict_mark(struct planner *pl, const struct loc *l,
+			   struct trace_src *src)
+{
+	struct trace_src mark = { .type_word = -1 };
+
+	if (plan_dict_type(pl, &(struct trace_expr){ .text = "" }, l, &mark) ||
+	    !mark.dict_arg) {
+		gt_error_clear();
+		return;
+	}
+	src->dict_arg = mark.dict_arg;
+	src->type_word = mark.type_word;
+}
+
 static int add_vroot(struct planner *pl, struct trace_vroot r)
 {
 	struct trace_plan *plan = pl->plan;
@@ -333,7 +354,11 @@ int planner__conv(struct planner *pl, const struct trace_conv *c,
 	case TRACE_CONV_TYPE:
 		return plan_dynamic_type(pl, &l, src);
 	case TRACE_CONV_VALUE:
-		return plan_value(pl, &l, src);
+		err = plan_value(pl, &l, src);
+		if (!err && is_shape(l.type) && pl->dwarf && !pl->probe->ret &&
+		    l.type->kind != GO_KIND_EFACE && l.type->kind != GO_KIND_IFACE)
+			plan_dict_mark(pl, &l, src);
+		return err;
 	default:
 		return planner__emit(pl, &l, 0, l.type->size, src);
 	}

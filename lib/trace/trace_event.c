@@ -64,6 +64,28 @@ static bool value_has_fmt_method(void *ctx, const struct go_type *type)
 	return t->tb && traced_binary__has_fmt_method(t->tb, type);
 }
 
+/* %v of a type parameter's value (SRC): its type argument, named by the
+ * call's dictionary, said first as <main.ID> when fmt would call its
+ * String or Error method (the value itself prints by its shape). */
+static void print_type_arg_mark(const struct trace_event *e,
+				const struct trace_src *src,
+				struct trace_event_ctx *ctx, FILE *f)
+{
+	unsigned int w = src->type_word;
+	const char *dict;
+	char name[TRACE_STR_MAX + 1];
+
+	if (!src->dict_arg || !ctx->tb || e->tail || w >= TRACE_MAX_WORDS ||
+	    ((e->word_faults | e->word_nils | e->word_oob) >> w) & 1)
+		return;
+	dict = traced_binary__dict_name(ctx->tb, e->pid, e->start_code,
+					e->words[w]);
+	if (dict && !go_name__type_arg(dict, src->dict_arg - 1, true, name,
+				       sizeof(name)) &&
+	    traced_binary__name_has_fmt_method(ctx->tb, name))
+		fprintf(f, "<%s>", name);
+}
+
 void trace_event__print_value(const struct trace_event *e,
 			      const struct trace_row *row, size_t i,
 			      struct trace_event_ctx *ctx, FILE *f, bool json)
@@ -77,6 +99,8 @@ void trace_event__print_value(const struct trace_event *e,
 		.has_fmt_method = value_has_fmt_method, .ctx = &types,
 	};
 
+	if (!json)
+		print_type_arg_mark(e, &row->src[i], ctx, f);
 	trace_row__print_value(row, i, e, &p);
 }
 
@@ -92,7 +116,7 @@ static void name_type_arg(const struct trace_event *e,
 		return;
 	dict = ctx->tb ? traced_binary__dict_name(ctx->tb, e->pid,
 						  e->start_code, v->word) : NULL;
-	if (dict && !go_name__type_arg(dict, arg, text->type,
+	if (dict && !go_name__type_arg(dict, arg, false, text->type,
 				       sizeof(text->type)))
 		v->type_name = text->type;
 	else

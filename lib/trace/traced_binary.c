@@ -276,6 +276,13 @@ static bool has_method(const struct go_binary *bin, const char *name,
 	return go_binary__func_by_name(bin, fn);
 }
 
+bool traced_binary__name_has_fmt_method(const struct traced_binary *tb,
+					const char *name)
+{
+	return has_method(tb->bin, name, "Error") ||
+	       has_method(tb->bin, name, "String");
+}
+
 bool traced_binary__has_fmt_method(struct traced_binary *tb,
 				   const struct go_type *t)
 {
@@ -285,8 +292,7 @@ bool traced_binary__has_fmt_method(struct traced_binary *tb,
 	for (i = 0; i < tb->nmethods; i++)
 		if (tb->methods[i].type == t)
 			return tb->methods[i].has;
-	has = t->name && (has_method(tb->bin, t->name, "Error") ||
-			  has_method(tb->bin, t->name, "String"));
+	has = t->name && traced_binary__name_has_fmt_method(tb, t->name);
 	if (!gt_ensure_mem((void **)&tb->methods, &cap, sizeof(*tb->methods),
 			   tb->nmethods + 1)) {
 		tb->methods[tb->nmethods].type = t;

@@ -131,6 +131,10 @@ const char *traced_binary__type_name(struct traced_binary *tb, pid_t pid,
 bool traced_binary__has_fmt_method(struct traced_binary *tb,
 				   const struct go_type *t);
 
+/* The same for the type gc names NAME ("main.ID"), not cached. */
+bool traced_binary__name_has_fmt_method(const struct traced_binary *tb,
+					const char *name);
+
 void traced_binary__close(struct traced_binary *tb);
 
 #define TRACED_BINARIES_MAX 8

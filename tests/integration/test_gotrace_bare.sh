@@ -275,6 +275,30 @@ test_inlined() {
 }
 test_inlined
 
+# %v of a type parameter's value prints by its shape, said first as
+# <TYPE> when its type argument has a String method, as fmt would call it:
+# kindOf(x) of the fixture records %T of x and x + 1; main.tempC has one.
+test_type_arg_marks() {
+	local v=$1 f=$FIX/args-go$1-default out=$TMP/bare-marks-$1 want got
+	need_file "$f" || return
+	if ! timeout 120 "$TOOL" -c "$f $out.truth" 'main.kindOf' >"$out" 2>"$out.err"; then
+		fail "go$v: type argument marks" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	want=$(awk '$1 == "main.kindOf[...]" { x = $4 - 1
+		print ($2 == "main.tempC" ? "(x=<main.tempC>" x ")" : "(x=" x ")") }' \
+		"$out.truth" | tr '\n' ' ')
+	got=$(sed -nE 's/^[0-9]+ +[0-9]+ +[0-9-]+ +[^ ]+ +main\.kindOf[^ ]* +(.*)$/\1/p' \
+		"$out" | tr '\n' ' ')
+	if [[ $want == *'<main.tempC>'* && $got == "$want" ]]; then
+		pass "go$v: %v of a type parameter's value: $got"
+	else
+		fail "go$v: type argument marks" "got '$got', the fixture's '$want'"
+	fi
+}
+test_type_arg_marks 1.19
+test_type_arg_marks 1.27
+
 no_links=0
 no_links_left || no_links=1
 check "no probe left attached" test $no_links -eq 0

@@ -52,18 +52,22 @@ TEST(type_arg)
 {
 	char buf[64];
 
-	CHECK_EQ_INT(go_name__type_arg("main..dict.kindOf[main.ID]", 0, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(go_name__type_arg("main..dict.kindOf[main.ID]", 0, false, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "main.ID");
 	CHECK_EQ_INT(go_name__type_arg("main..dict.M[string,map[string]github.com/x/y-z.T]",
-				       1, buf, sizeof(buf)), 0);
+				       1, false, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "map[string]y-z.T");
-	CHECK_EQ_INT(go_name__type_arg("main..dict.(*Box[*net/http.Request]).Get", 0,
+	CHECK_EQ_INT(go_name__type_arg("main..dict.(*Box[*net/http.Request]).Get", 0, false,
 				       buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "*http.Request");
-	CHECK_EQ_INT(go_name__type_arg("main..dict.kindOf[main.ID]", 1, buf, sizeof(buf)),
+	CHECK_EQ_INT(go_name__type_arg("main..dict.kindOf[main.ID]", 1, false, buf, sizeof(buf)),
 		     -ENOENT);
+	/* as gc names it */
+	CHECK_EQ_INT(go_name__type_arg("main..dict.M[string,map[string]github.com/x/y-z.T]",
+				       1, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "map[string]github.com/x/y-z.T");
 	/* cut to fit */
-	CHECK_EQ_INT(go_name__type_arg("main..dict.F[main.LongName]", 0, buf, 6), 0);
+	CHECK_EQ_INT(go_name__type_arg("main..dict.F[main.LongName]", 0, false, buf, 6), 0);
 	CHECK_EQ_STR(buf, "main.");
 }
 
