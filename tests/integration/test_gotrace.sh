@@ -9,6 +9,8 @@
 # parameters, select fields and print []byte, len/cap and %T. -U stacks
 # are checked against the stacks the fixture records itself.
 source "$(dirname "$0")/lib.sh"
+# the Python the gotrace tests share (gotrace_lines.py)
+export PYTHONPATH=$ROOT/tests/integration
 TOOL=$BUILD/gotrace
 
 # A missing tool fails the whole test, loudly.
@@ -144,6 +146,7 @@ probe_args() {
 # and gotrace's %p may differ in spelling only; Go's 0x0 is gotrace's <nil>).
 cat >"$TMP/compare.py" <<'PY'
 import itertools, re, sys
+from gotrace_lines import shapes_collapsed
 abi, truth, out, probe_lines = sys.argv[1:5]
 
 def tokens(s):
@@ -220,20 +223,6 @@ for line in open(truth):
         msg = re.sub(r"%[a-zA-Z0-9]+", lambda m: next(vals), p["fmt"])
         groups[p["ret"]].append((name, p["ret"], msg.split()))
     want += [g for g in (groups[False], groups[True]) if g]
-def shapes_collapsed(line):
-    # a shape's name may hold spaces (go.shape.struct { main.a int }):
-    # the type arguments of the FUNC column become [...] before it splits
-    out, depth = [], 0
-    for i, c in enumerate(line):
-        if depth == 0 and c == "[" and line.startswith("go.shape.", i + 1):
-            depth = 1
-            out.append("[...]")
-        elif depth and c in "[]":
-            depth += 1 if c == "[" else -1
-        elif not depth:
-            out.append(c)
-    return "".join(out)
-
 got, goids = [], set()
 for line in open(out, errors="replace"):
     f = shapes_collapsed(line).split(None, 5)

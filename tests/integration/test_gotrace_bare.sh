@@ -15,6 +15,8 @@
 # never a guess.
 # -j carries "args" and "results" by name; --no-values prints none.
 source "$(dirname "$0")/lib.sh"
+# the Python the gotrace tests share (gotrace_lines.py)
+export PYTHONPATH=$ROOT/tests/integration
 TOOL=$BUILD/gotrace
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
 
@@ -30,6 +32,7 @@ fi
 compare_calls() {
 	python3 - "$@" <<'PY'
 import re, sys
+from gotrace_lines import shapes_collapsed
 truth_path, out_path = sys.argv[1], sys.argv[2]
 stack_abi, dwarf = sys.argv[3] == "stack", sys.argv[4] == "dwarf"
 # these record what test_gotrace.sh's probes print, not their arguments:
@@ -71,20 +74,6 @@ def values(inner):
     # "x=42, y=13" -> "42 13": the fixture's spacing
     return " ".join(re.sub(r"^[A-Za-z_][A-Za-z0-9_]*=", "", v)
                     for v in inner.split(", ")) if inner else ""
-
-def shapes_collapsed(line):
-    # a shape's name may hold spaces (go.shape.struct { main.a int }):
-    # the type arguments of the FUNC column become [...] before it splits
-    out, depth = [], 0
-    for i, c in enumerate(line):
-        if depth == 0 and c == "[" and line.startswith("go.shape.", i + 1):
-            depth = 1
-            out.append("[...]")
-        elif depth and c in "[]":
-            depth += 1 if c == "[" else -1
-        elif not depth:
-            out.append(c)
-    return "".join(out)
 
 calls, pending, bad = [], {}, []
 for line in open(out_path):
