@@ -30,23 +30,47 @@ const volatile pid_t target_tgid = 0;
 	}
 
 /*
+ * The type of an array of NKEYS values per CPU that user space maps into
+ * its memory and reads without a system call (percpu_mmap,
+ * lib/cli/percpu_map.h): CPU c's copy of key k at c * NKEYS + k. User space
+ * sets max_entries to NKEYS times the possible CPUs before loading.
+ */
+#define PERCPU_MMAP_ARRAY(value_type)			\
+	struct {					\
+		__uint(type, BPF_MAP_TYPE_ARRAY);	\
+		__uint(map_flags, BPF_F_MMAPABLE);	\
+		__uint(max_entries, 1);			\
+		__type(key, __u32);			\
+		__type(value, value_type);		\
+	}
+
+/* CPU's copy of KEY in MAP, a PERCPU_MMAP_ARRAY of NKEYS per CPU; NULL
+ * past its end. CPU: bpf_get_smp_processor_id(), the same from a
+ * program's start to its end. */
+static __always_inline void *percpu_mmap__lookup(void *map, __u32 cpu,
+						 __u32 nkeys, __u32 key)
+{
+	__u32 k = cpu * nkeys + key;
+
+	if (key >= nkeys)
+		return NULL;
+	return bpf_map_lookup_elem(map, &k);
+}
+
+/*
  * --max-overhead (lib/cli/overhead_limit.h): with watch_overhead set, every hit
- * is accounted by kind of site, per cookie index in probe_hits and in all
- * in probe_paid, as its link's generation (COOKIE_GEN) says: the hits of
- * a generation on trial are accounted and not counted, those of a dead one
- * (a link being closed) only paid for, in probe_paid. Without it the
- * verifier drops all of this: nothing changes.
+ * is accounted by kind of site, per cookie index in probe_hits (of
+ * probe_hits_indexes per CPU) and in all in probe_paid, as its link's
+ * generation (COOKIE_GEN) says: the hits of a generation on trial are
+ * accounted and not counted, those of a dead one (a link being closed) only
+ * paid for, in probe_paid. Without it the verifier drops all of this:
+ * nothing changes.
  */
 const volatile bool watch_overhead = false;
+const volatile __u32 probe_hits_indexes = 1;
 __u8 probe_gen_state[COOKIE_GENS];	/* enum probe_gen_state, by user space */
-COOKIE_INDEXED_ARRAY(BPF_MAP_TYPE_PERCPU_ARRAY, struct probe_hits)
-	probe_hits SEC(".maps");
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PROBE_PAID_SLOTS);
-	__type(key, __u32);
-	__type(value, struct probe_hits);
-} probe_paid SEC(".maps");
+PERCPU_MMAP_ARRAY(struct probe_hits) probe_hits SEC(".maps");
+PERCPU_MMAP_ARRAY(struct probe_hits) probe_paid SEC(".maps");
 
 static __always_inline void probe_hits__add(struct probe_hits *h, __u64 cookie,
 					    bool call)
@@ -64,26 +88,28 @@ static __always_inline void probe_hits__add(struct probe_hits *h, __u64 cookie,
 static __always_inline bool overhead__hit(__u64 cookie, bool call)
 {
 	struct probe_hits *h;
-	__u32 idx = COOKIE_INDEX(cookie), gen = COOKIE_GEN(cookie), slot;
+	__u32 idx = COOKIE_INDEX(cookie), gen = COOKIE_GEN(cookie), slot, cpu;
 	__u8 state;
 
 	if (!watch_overhead)
 		return true;
+	cpu = bpf_get_smp_processor_id();
 	/* a dead link's trap costs as much: in the ledger until it is closed */
-	slot = PROBE_PAID_ALL;
-	h = bpf_map_lookup_elem(&probe_paid, &slot);
+	h = percpu_mmap__lookup(&probe_paid, cpu, PROBE_PAID_SLOTS,
+				PROBE_PAID_ALL);
 	if (h)
 		probe_hits__add(h, cookie, call);
 	state = probe_gen_state[gen & (COOKIE_GENS - 1)];
 	if (state != PROBE_GEN_DEAD) {
-		h = bpf_map_lookup_elem(&probe_hits, &idx);
+		h = percpu_mmap__lookup(&probe_hits, cpu, probe_hits_indexes,
+					idx);
 		if (h)
 			probe_hits__add(h, cookie, call);
 	}
 	if (state == PROBE_GEN_LIVE)
 		return true;
 	slot = state == PROBE_GEN_DEAD ? PROBE_PAID_DEAD : PROBE_PAID_TRIAL;
-	h = bpf_map_lookup_elem(&probe_paid, &slot);
+	h = percpu_mmap__lookup(&probe_paid, cpu, PROBE_PAID_SLOTS, slot);
 	if (h)
 		probe_hits__add(h, cookie, call);
 	return false;

@@ -45,6 +45,10 @@ enum bpf_map_type {
 };
 
 enum {
+	BPF_F_MMAPABLE = 1024,
+};
+
+enum {
 	BPF_ANY = 0,
 	BPF_NOEXIST = 1,
 	BPF_EXIST = 2,

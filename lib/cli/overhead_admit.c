@@ -309,16 +309,13 @@ static int group__keep(struct overhead_limit *l, struct group *g)
 }
 
 /* What the probes on trial cost so far, in ns. */
-static int trial_paid(struct overhead_limit *l, const struct probe_hits *from,
-		      double *ns)
+static double trial_paid(const struct overhead_limit *l,
+			 const struct probe_hits *from)
 {
 	struct probe_hits now;
-	int err;
 
-	err = overhead__read_paid(l, PROBE_PAID_TRIAL, &now);
-	if (!err)
-		*ns = overhead__grown_ns(l, &now, from, false);
-	return err;
+	overhead__read_paid(l, PROBE_PAID_TRIAL, &now);
+	return overhead__grown_ns(l, &now, from, false);
 }
 
 /*
@@ -407,37 +404,34 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	struct probe_hits from, before, after;
 	double t0, t1, t2, secs;
 	size_t j;
-	int err;
+	int err = 0;
 	__u32 i;
 
 	t->paid_ns = 0;
-	err = overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
-	if (!err)
-		err = overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
-	if (err)
-		return err;
+	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
+	overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		err = group__attach(l, &b->groups[j], NULL, 0,
 				    PROBE_GEN_TRIAL, REQS_TRIED);
 		if (!err && j + 1 < b->ngroups)
-			err = trial_paid(l, &from, &t->paid_ns);
+			t->paid_ns = trial_paid(l, &from);
 		/* what has cost the cap is the batch: the rest is for the next */
 		if (!err && t->paid_ns >= cap && j + 1 < b->ngroups)
 			batch__cut(b, j + 1);
 	}
 	t1 = t2 = overhead__now_ns();
 	while (!err) {
-		err = trial_paid(l, &from, &t->paid_ns);
+		t->paid_ns = trial_paid(l, &from);
 		t2 = overhead__now_ns();
-		if (err || t->paid_ns >= cap || t2 - t1 >= TRIAL_NS)
+		if (t->paid_ns >= cap || t2 - t1 >= TRIAL_NS)
 			break;
 		sleep_ns(POLL_NS);
 	}
-	if (!err)
-		err = overhead__read_range(l, b->lo, b->hi - b->lo, t->after);
-	if (!err)
+	if (!err) {
+		overhead__read_range(l, b->lo, b->hi - b->lo, t->after);
 		err = overhead__ledger_update(l);
+	}
 	t->end_ns = overhead__now_ns();
 	/* half the attach: its probes went in one after the other */
 	t->exposure_ns = (t1 - t0) / 2 + (t2 - t1);
@@ -586,11 +580,11 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 		if (order[j].cost >= hot)
 			nhot = j + 1;
 	}
-	for (j = 0; j < nhot && !err; j++) {
+	for (j = 0; j < nhot; j++) {
 		groups__close(l, &gs[j], 1);
-		err = overhead__dead_wait_quiet(l);
+		overhead__dead_wait_quiet(l);
 	}
-	/* the others, and after an error the hot ones left too */
+	/* the others */
 	groups__close(l, gs + j, n - j);
 out:
 	free(order);

@@ -39,8 +39,8 @@ double overhead__grown_ns(const struct overhead_limit *l,
 			  const struct probe_hits *then, bool live);
 
 /* Read SLOT of probe_paid (enum probe_paid_slot) into *HITS. */
-int overhead__read_paid(struct overhead_limit *l, __u32 slot,
-			struct probe_hits *hits);
+void overhead__read_paid(const struct overhead_limit *l, __u32 slot,
+			 struct probe_hits *hits);
 
 /* What a run of the programs costs, live or early (l->live_ns,
  * l->early_ns), from their run time NS and runs CNT so far and probe_paid
@@ -63,7 +63,7 @@ int overhead__read_run_stats(struct overhead_limit *l,
 
 /* Wait until the probes of closing links stop trapping: no hit for a ms,
  * 30 ms at most. */
-int overhead__dead_wait_quiet(struct overhead_limit *l);
+void overhead__dead_wait_quiet(const struct overhead_limit *l);
 
 /* Read probe_paid into the ledger. */
 int overhead__ledger_update(struct overhead_limit *l);
@@ -75,8 +75,8 @@ double overhead__last_second(const struct overhead_limit *l);
 double overhead__kept_cost(const struct overhead_limit *l);
 
 /* Read probe_hits of indexes LO..LO + N) into HITS[0..N). */
-int overhead__read_range(struct overhead_limit *l, __u32 lo, size_t n,
-			 struct probe_hits *hits);
+void overhead__read_range(const struct overhead_limit *l, __u32 lo, size_t n,
+			  struct probe_hits *hits);
 
 /* What index I's hits grew by since they were last read, in SECS. */
 struct overhead_delta {
@@ -86,7 +86,8 @@ struct overhead_delta {
 
 /* Read probe_hits into each index's seen (the check's baseline, with the
  * time of the read); the increase into DELTA (NULL: not wanted). */
-int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta);
+void overhead__read_hits(struct overhead_limit *l,
+			 struct overhead_delta *delta);
 
 /* A free generation, in STATE; -ENOSPC with a reason when none is. */
 int overhead__gen_alloc(struct overhead_limit *l, enum probe_gen_state state);

@@ -22,31 +22,23 @@ int overhead_limit__init(struct overhead_limit *l, double pct,
 {
 	memset(l, 0, sizeof(*l));
 	l->pct = pct;
-	l->hits_fd = -1;
-	l->paid_fd = -1;
 	l->stats_fd = -1;
 	l->next_gen = 1;
 	l->nindexes = nindexes;
 	l->indexes = calloc(nindexes ? nindexes : 1, sizeof(*l->indexes));
-	l->sums = calloc((nindexes ? nindexes : 1) * HITS_WORDS,
-			 sizeof(*l->sums));
-	if (!l->indexes || !l->sums)
+	if (!l->indexes)
 		return gt_error(-ENOMEM, "out of memory");
 	return hit_cost__measure(&l->cost);
 }
 
 int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
-			    struct bpf_map *probe_hits)
+			    volatile __u32 *indexes, struct bpf_map *probe_hits,
+			    struct bpf_map *probe_paid)
 {
-	int err;
-
 	*watch = true;
-	err = bpf_map__set_max_entries(probe_hits,
-				       l->nindexes ? l->nindexes : 1);
-	if (err)
-		return gt_error(err, "cannot size the hit counters: %s",
-				strerror(-err));
-	return 0;
+	*indexes = l->nindexes ? l->nindexes : 1;
+	return percpu_mmap__size(probe_hits, l->nindexes) ?:
+	       percpu_mmap__size(probe_paid, PROBE_PAID_SLOTS);
 }
 
 double overhead__hits_ns(const struct overhead_limit *l, __u64 emulated,
@@ -66,10 +58,10 @@ double overhead__grown_ns(const struct overhead_limit *l,
 				 now->stepped - then->stepped, live);
 }
 
-int overhead__read_paid(struct overhead_limit *l, __u32 slot,
-			struct probe_hits *hits)
+void overhead__read_paid(const struct overhead_limit *l, __u32 slot,
+			 struct probe_hits *hits)
 {
-	return percpu_map__sum(l->paid_fd, slot, (__u64 *)hits, HITS_WORDS);
+	percpu_mmap__sum(&l->paid, slot, (__u64 *)hits);
 }
 
 /* What the hits from THEN to NOW (probe_paid's slots) cost the target:
@@ -171,12 +163,14 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 			  size_t nprogs)
 {
 	size_t i;
-	int fd;
+	int fd, err;
 
 	if (nprogs > OVERHEAD_MAX_PROGS)
 		return gt_error(-E2BIG, "too many programs to watch");
-	l->hits_fd = hits_fd;
-	l->paid_fd = paid_fd;
+	err = percpu_mmap__open(&l->hits, hits_fd, l->nindexes, HITS_WORDS) ?:
+	      percpu_mmap__open(&l->paid, paid_fd, PROBE_PAID_SLOTS, HITS_WORDS);
+	if (err)
+		return err;
 	l->gen_state = gen_state;
 	for (i = 0; i < nprogs; i++)
 		l->prog_fds[i] = bpf_program__fd(progs[i]);
@@ -204,12 +198,11 @@ int overhead__ledger_update(struct overhead_limit *l)
 	uint64_t work;
 	long slot, second;
 	double paid, live, early, dt;
-	int err;
+	int s, err;
 
-	err = percpu_map__sum_all(l->paid_fd, PROBE_PAID_SLOTS, (__u64 *)now,
-				  HITS_WORDS);
-	if (!err)
-		err = overhead__read_run_stats(l, now);
+	for (s = 0; s < PROBE_PAID_SLOTS; s++)
+		overhead__read_paid(l, s, &now[s]);
+	err = overhead__read_run_stats(l, now);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -436,29 +429,25 @@ bool overhead_limit__pending(const struct overhead_limit *l)
 	return l && l->pending;
 }
 
-int overhead__read_range(struct overhead_limit *l, __u32 lo, size_t n,
-			 struct probe_hits *hits)
+void overhead__read_range(const struct overhead_limit *l, __u32 lo, size_t n,
+			  struct probe_hits *hits)
 {
-	return percpu_map__sum_range(l->hits_fd, lo, n, (__u64 *)hits,
-				     HITS_WORDS);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		percpu_mmap__sum(&l->hits, lo + i, (__u64 *)&hits[i]);
 }
 
-int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta)
+void overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta)
 {
 	struct overhead_index *x;
 	struct probe_hits now;
-	double t;
+	double t = overhead__now_ns();
 	size_t i;
-	int err;
 
-	err = percpu_map__sum_all(l->hits_fd, l->nindexes, l->sums,
-				  HITS_WORDS);
-	if (err)
-		return err;
-	t = overhead__now_ns();
 	for (i = 0; i < l->nindexes; i++) {
 		x = &l->indexes[i];
-		memcpy(&now, l->sums + i * HITS_WORDS, sizeof(now));
+		percpu_mmap__sum(&l->hits, i, (__u64 *)&now);
 		if (delta) {
 			delta[i].hits.calls = now.calls - x->seen.calls;
 			delta[i].hits.emulated = now.emulated - x->seen.emulated;
@@ -468,7 +457,6 @@ int overhead__read_hits(struct overhead_limit *l, struct overhead_delta *delta)
 		x->seen = now;
 		x->seen_ns = t;
 	}
-	return 0;
 }
 
 static bool keep_probe(void *ctx, uint64_t cookie)
@@ -501,26 +489,22 @@ static double detached_cost(const struct overhead_limit *l,
 #define DEAD_QUIET_NS	1e6
 #define DEAD_WAIT_NS	30e6
 
-int overhead__dead_wait_quiet(struct overhead_limit *l)
+void overhead__dead_wait_quiet(const struct overhead_limit *l)
 {
 	double since = overhead__now_ns(), quiet = since;
 	struct timespec poll = { 0, 500000 };
 	struct probe_hits last, now;
-	int err;
 
-	err = overhead__read_paid(l, PROBE_PAID_DEAD, &last);
-	while (!err && overhead__now_ns() - since < DEAD_WAIT_NS) {
+	overhead__read_paid(l, PROBE_PAID_DEAD, &last);
+	while (overhead__now_ns() - since < DEAD_WAIT_NS) {
 		nanosleep(&poll, NULL);
-		err = overhead__read_paid(l, PROBE_PAID_DEAD, &now);
-		if (err)
-			break;
+		overhead__read_paid(l, PROBE_PAID_DEAD, &now);
 		if (now.emulated != last.emulated || now.stepped != last.stepped)
 			quiet = overhead__now_ns();
 		else if (overhead__now_ns() - quiet >= DEAD_QUIET_NS)
 			break;
 		last = now;
 	}
-	return err;
 }
 
 /* Begin to replace link K by one without the detached indexes' probes,
@@ -596,7 +580,7 @@ static int replace_some(struct overhead_limit *l, double lo, double hi,
 			replace_end(l, which, gens, n);
 			n = 0;
 			if (one_by_one && !err)
-				err = overhead__dead_wait_quiet(l);
+				overhead__dead_wait_quiet(l);
 		}
 	}
 	replace_end(l, which, gens, n);
@@ -671,15 +655,14 @@ int overhead__evict(struct overhead_limit *l, double total, double target)
 	if (n <= 0)
 		return n;
 	err = replace_links(l);
+	if (err)
+		return err;
 	/* what the detached ones counted, now that nothing adds to it */
-	if (!err)
-		err = overhead__read_hits(l, NULL);
-	for (i = 0; i < l->nindexes && !err; i++)
+	overhead__read_hits(l, NULL);
+	for (i = 0; i < l->nindexes; i++)
 		if (l->indexes[i].detached && l->indexes[i].round == l->rounds)
 			l->indexes[i].detached_calls = l->indexes[i].seen.calls -
 						       l->indexes[i].trial_calls;
-	if (err)
-		return err;
 	l->ndetached += n;
 	return n;
 }
@@ -735,9 +718,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	delta = calloc(l->nindexes, sizeof(*delta));
 	if (!delta)
 		return gt_error(-ENOMEM, "out of memory");
-	err = overhead__read_hits(l, delta);
-	if (err)
-		goto out;
+	overhead__read_hits(l, delta);
 	for (i = 0; i < l->nindexes; i++) {
 		struct overhead_index *x = &l->indexes[i];
 
@@ -751,7 +732,6 @@ int overhead_limit__check(struct overhead_limit *l)
 	total = overhead__kept_cost(l);
 	if (total > budget)
 		err = overhead__evict(l, total, budget / 2);
-out:
 	free(delta);
 	return err;
 }
@@ -890,9 +870,8 @@ void overhead_limit__free(struct overhead_limit *l)
 	free(l->links);
 	free(l->closings);
 	free(l->indexes);
-	free(l->sums);
+	percpu_mmap__close(&l->hits);
+	percpu_mmap__close(&l->paid);
 	memset(l, 0, sizeof(*l));
 	l->stats_fd = -1;
-	l->hits_fd = -1;
-	l->paid_fd = -1;
 }

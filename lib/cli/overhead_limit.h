@@ -48,10 +48,11 @@
  * live probes cost since the last check (their hits, apart from those on
  * trial or being closed); when that is over PCT% of one CPU and so is the
  * last second, or once a second, each index's rate since it was last read,
- * times what its hits cost (reading thousands of per-CPU counters costs
- * the tool's CPU, which a busy target shares: ten reads a second of 8,749
- * of them took 3% of a CPU); when their sum is over PCT%, the most costly
- * indexes are detached until the rest cost half of PCT (rates measured
+ * times what its hits cost (the counters are mapped into the tool's
+ * memory, percpu_mmap: a read of 24,000 on 2 CPUs takes 0.8 ms of the
+ * CPU a busy target shares; through the bpf() syscall it took 14 ms);
+ * when their sum is over PCT%, the most costly indexes are detached
+ * until the rest cost half of PCT (rates measured
  * while the target is slowed understate what they become once it is not;
  * the next checks detach more if need be). Functions quiet on trial can
  * turn hot together (the garbage collector's, in its cycles): checked
@@ -90,6 +91,7 @@
 #include <bpf/libbpf.h>
 #include "cookie.h"
 #include "overhead.h"
+#include "cli/percpu_map.h"
 #include "cli/skeleton.h"
 #include "probe/call_probes.h"
 #include "probe/hit_cost.h"
@@ -165,9 +167,9 @@ struct overhead_limit {
 	size_t nrefused;		/* refused on trial */
 	size_t nuntried;		/* the trace ended before their trial */
 	unsigned int rounds;		/* checks that detached some */
-	/* the BPF side, once loaded */
-	int hits_fd;
-	int paid_fd;
+	/* the BPF side, once loaded: its counters mapped into memory */
+	struct percpu_mmap hits;	/* probe_hits, by index */
+	struct percpu_mmap paid;	/* probe_paid, by enum probe_paid_slot */
 	__u8 *gen_state;		/* probe_gen_state, by generation */
 	bool gen_used[COOKIE_GENS];
 	unsigned int next_gen;
@@ -192,7 +194,6 @@ struct overhead_limit {
 	struct overhead_ledger ledger;
 	struct timespec last;		/* of the last check */
 	double rated_ns;		/* the last read of every index's hits */
-	__u64 *sums;			/* a read of probe_hits */
 };
 
 /*
@@ -204,15 +205,17 @@ int overhead_limit__init(struct overhead_limit *l, double pct,
 
 /*
  * Before the BPF object is loaded: its rodata's watch_overhead (set to
- * true here) and its probe_hits map (sized here).
+ * true here) and probe_hits_indexes, and its probe_hits and probe_paid
+ * maps (sized here: per CPU, bpf/gotools.bpf.h).
  */
 int overhead_limit__prepare(struct overhead_limit *l, volatile bool *watch,
-			    struct bpf_map *probe_hits);
+			    volatile __u32 *indexes, struct bpf_map *probe_hits,
+			    struct bpf_map *probe_paid);
 
 /*
- * Once it is loaded: its probe_hits and probe_paid maps, its
- * probe_gen_state (in the object's mmapped .bss) and its programs, whose
- * run time is added to each hit's cost.
+ * Once it is loaded: its probe_hits and probe_paid maps (mapped into
+ * memory here), its probe_gen_state (in the object's mmapped .bss) and its
+ * programs, whose run time is added to each hit's cost.
  */
 int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 			  __u8 *gen_state, struct bpf_program **progs,
@@ -221,8 +224,8 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 /*
  * skeleton__load() (cli/skeleton.h) of the skeleton OBJ, whose programs
  * include bpf/gotools.bpf.h, watched by --max-overhead when LIMIT is not
- * NULL: OBJ's watch_overhead set and its probe_hits map sized before the
- * load (overhead_limit__prepare()), then its hit counters, generations and
+ * NULL: OBJ's watch_overhead set and its probe_hits and probe_paid sized
+ * before the load (overhead_limit__prepare()), then its hit counters, generations and
  * the programs given after LIMIT, whose run time each hit costs, handed to
  * LIMIT (overhead_limit__start()). The one way a tool loads its programs.
  */
@@ -233,7 +236,9 @@ int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
 	if (limit)							\
 		__err = overhead_limit__prepare(limit,			\
 				&(obj)->rodata->watch_overhead,		\
-				(obj)->maps.probe_hits);		\
+				&(obj)->rodata->probe_hits_indexes,	\
+				(obj)->maps.probe_hits,			\
+				(obj)->maps.probe_paid);		\
 	if (!__err)							\
 		__err = skeleton__load((obj)->skeleton, map, nentries);	\
 	if (!__err && (limit))						\

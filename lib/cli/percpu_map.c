@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/error.h"
@@ -151,4 +153,74 @@ void percpu_counters__free(struct percpu_counters *c)
 	free(c->printed);
 	free(c->delta);
 	memset(c, 0, sizeof(*c));
+}
+
+int percpu_mmap__size(struct bpf_map *map, size_t nkeys)
+{
+	int ncpus = libbpf_num_possible_cpus(), err;
+
+	if (ncpus <= 0)
+		return gt_error(-EINVAL, "cannot count CPUs");
+	err = bpf_map__set_max_entries(map, (nkeys ? nkeys : 1) * ncpus);
+	if (err)
+		return gt_error(err, "cannot size map %s: %s", bpf_map__name(map),
+				strerror(-err));
+	return 0;
+}
+
+int percpu_mmap__open(struct percpu_mmap *m, int map_fd, size_t nkeys,
+		      size_t nwords)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	memset(m, 0, sizeof(*m));
+	m->ncpus = libbpf_num_possible_cpus();
+	if (m->ncpus <= 0)
+		return gt_error(-EINVAL, "cannot count CPUs");
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return gt_error(-errno, "cannot read a map's size: %s",
+				strerror(errno));
+	nkeys = nkeys ? nkeys : 1;
+	if (!(info.map_flags & BPF_F_MMAPABLE) ||
+	    info.value_size != nwords * sizeof(__u64) ||
+	    info.max_entries != nkeys * m->ncpus)
+		return gt_error(-EINVAL, "map %s is not %zu mappable elements of %zu words per CPU",
+				info.name, nkeys, nwords);
+	m->size = ((size_t)info.max_entries * info.value_size + page - 1) /
+		  page * page;
+	mem = mmap(NULL, m->size, PROT_READ, MAP_SHARED, map_fd, 0);
+	if (mem == MAP_FAILED) {
+		m->size = 0;
+		return gt_error(-errno, "cannot map %s into memory: %s",
+				info.name, strerror(errno));
+	}
+	m->mem = mem;
+	m->nkeys = nkeys;
+	m->nwords = nwords;
+	return 0;
+}
+
+void percpu_mmap__sum(const struct percpu_mmap *m, size_t key, __u64 *sum)
+{
+	const __u64 *v;
+	size_t w;
+	int c;
+
+	memset(sum, 0, m->nwords * sizeof(*sum));
+	for (c = 0; c < m->ncpus; c++) {
+		v = m->mem + ((size_t)c * m->nkeys + key) * m->nwords;
+		/* the BPF programs add to it meanwhile: each word read once */
+		for (w = 0; w < m->nwords; w++)
+			sum[w] += __atomic_load_n(&v[w], __ATOMIC_RELAXED);
+	}
+}
+
+void percpu_mmap__close(struct percpu_mmap *m)
+{
+	if (m->size)
+		munmap((void *)m->mem, m->size);
+	memset(m, 0, sizeof(*m));
 }

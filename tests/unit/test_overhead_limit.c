@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * cli/overhead_limit with the kernel's own parts: the hit costs measured
- * by real uprobes in this process, a real per-CPU map of hit counters (as
+ * by real uprobes in this process, real maps of hit counters per CPU (as
  * the BPF programs keep them, here written by the test), no links. Which
  * indexes a check detaches must follow from the counts written and the
  * costs measured: those whose hits cost the target more than the limit
@@ -19,6 +19,21 @@
 
 #define NINDEXES	5
 
+/* Each CPU's copy of KEY, V[0..ncpus), in FD: an array of NKEYS per CPU
+ * (PERCPU_MMAP_ARRAY, bpf/gotools.bpf.h). */
+static int put_percpu(int fd, __u32 nkeys, __u32 key,
+		      const struct probe_hits *v)
+{
+	int ncpus = libbpf_num_possible_cpus(), c, err = 0;
+	__u32 k;
+
+	for (c = 0; c < ncpus && !err; c++) {
+		k = c * nkeys + key;
+		err = bpf_map_update_elem(fd, &k, &v[c], BPF_ANY);
+	}
+	return err;
+}
+
 /* The counters of index I, all on CPU 0. */
 static int set_hits(int fd, __u32 i, __u64 calls, __u64 emulated,
 		    __u64 stepped)
@@ -30,7 +45,22 @@ static int set_hits(int fd, __u32 i, __u64 calls, __u64 emulated,
 	if (!v)
 		return -ENOMEM;
 	v[0] = (struct probe_hits){ calls, emulated, stepped };
-	err = bpf_map_update_elem(fd, &i, v, BPF_ANY);
+	err = put_percpu(fd, NINDEXES, i, v);
+	free(v);
+	return err;
+}
+
+/* The counters of slot S of probe_paid, all on CPU 0. */
+static int set_paid(int fd, __u32 s, __u64 emulated, __u64 stepped)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct probe_hits *v = calloc(ncpus, sizeof(*v));
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	v[0] = (struct probe_hits){ 0, emulated, stepped };
+	err = put_percpu(fd, PROBE_PAID_SLOTS, s, v);
 	free(v);
 	return err;
 }
@@ -39,14 +69,18 @@ static int set_hits(int fd, __u32 i, __u64 calls, __u64 emulated,
  * in no other slot). */
 static int set_live_paid(int paid_fd, __u64 emulated, __u64 stepped)
 {
-	return set_hits(paid_fd, PROBE_PAID_ALL, 0, emulated, stepped);
+	return set_paid(paid_fd, PROBE_PAID_ALL, emulated, stepped);
 }
 
-/* A per-CPU array of NKEYS struct probe_hits, as the BPF programs have. */
+/* NKEYS struct probe_hits per CPU, mapped into memory, as the BPF
+ * programs have them. */
 static int hits_map(const char *name, __u32 nkeys)
 {
-	return bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, name, sizeof(__u32),
-			      sizeof(struct probe_hits), nkeys, NULL);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32),
+			      sizeof(struct probe_hits),
+			      nkeys * libbpf_num_possible_cpus(), &opts);
 }
 
 /* L started on fresh maps, its indexes live as if attached at once. */
@@ -149,8 +183,8 @@ TEST(check_detaches_the_costly)
 	/* what probes on trial or being closed cost is paid, yet it is no
 	 * reason to read the rates: within the second nothing is detached */
 	CHECK_EQ_INT(set_hits(fd, 3, 300000, 300000, 0), 0);
-	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_ALL, 0, 700310, 20000), 0);
-	CHECK_EQ_INT(set_hits(paid_fd, PROBE_PAID_DEAD, 0, 300000, 0), 0);
+	CHECK_EQ_INT(set_paid(paid_fd, PROBE_PAID_ALL, 700310, 20000), 0);
+	CHECK_EQ_INT(set_paid(paid_fd, PROBE_PAID_DEAD, 300000, 0), 0);
 	sleep_ms(110);
 	CHECK_EQ_INT(overhead_limit__check(&l), 0);
 	CHECK(overhead_limit__detached(&l, 3) == NULL);
@@ -205,7 +239,7 @@ TEST(ledger_adds_what_was_paid)
 	 * emulated on the last CPU: no programs, so no run time to add */
 	v[0] = (struct probe_hits){ 1000, 1000, 10 };
 	v[ncpus - 1].emulated += 500;
-	CHECK_EQ_INT(bpf_map_update_elem(paid_fd, &all, v, BPF_ANY), 0);
+	CHECK_EQ_INT(put_percpu(paid_fd, PROBE_PAID_SLOTS, all, v), 0);
 	CHECK_EQ_INT(overhead__ledger_update(&l), 0);
 	want = 1500 * l.cost.emulated_ns + 10 * l.cost.stepped_ns;
 	CHECK(l.ledger.total_ns > want * 0.999 && l.ledger.total_ns < want * 1.001);
@@ -287,9 +321,9 @@ TEST(ledger_charges_early_runs_less)
 	l.early_ns = 50;
 	/* 3,000 emulated hits, 1,000 of them on trial */
 	v[0] = (struct probe_hits){ 3000, 3000, 0 };
-	CHECK_EQ_INT(bpf_map_update_elem(paid_fd, &all, v, BPF_ANY), 0);
+	CHECK_EQ_INT(put_percpu(paid_fd, PROBE_PAID_SLOTS, all, v), 0);
 	v[0] = (struct probe_hits){ 1000, 1000, 0 };
-	CHECK_EQ_INT(bpf_map_update_elem(paid_fd, &trial, v, BPF_ANY), 0);
+	CHECK_EQ_INT(put_percpu(paid_fd, PROBE_PAID_SLOTS, trial, v), 0);
 	/* and attaching and detaching probes (measuring their cost does) */
 	work = uprobes__work_ns();
 	CHECK_EQ_INT(hit_cost__measure(&cost), 0);

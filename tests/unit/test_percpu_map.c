@@ -168,11 +168,78 @@ TEST(counters_delta_since_last_read)
 	close(fd);
 }
 
+/* A mappable array of NKEYS elements per CPU: each CPU's copy written
+ * through the bpf() syscall at CPU * NKEYS + KEY, as a BPF program would
+ * (percpu_mmap__lookup()), read summed from memory; written again, read
+ * again without reopening. A map not sized per CPU, or not mappable, is
+ * refused. */
+TEST(mapped_copies_summed_from_memory)
+{
+	enum { MKEYS = 1000 };
+	int ncpus = libbpf_num_possible_cpus(), fd, bad, c, w;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	__u64 value[NWORDS], sum[NWORDS];
+	struct percpu_mmap m;
+	bool same = true;
+	__u32 key, k;
+
+	CHECK(ncpus > 0);
+	if (ncpus <= 0)
+		return;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_mmap", sizeof(__u32),
+			    NWORDS * sizeof(__u64), MKEYS * ncpus, &opts);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	for (key = 3; key < MKEYS; key += 100) {
+		for (c = 0; c < ncpus; c++) {
+			for (w = 0; w < NWORDS; w++)
+				value[w] = key * 100 + c * 10 + w;
+			k = c * MKEYS + key;
+			CHECK_EQ_INT(bpf_map_update_elem(fd, &k, value, BPF_ANY), 0);
+		}
+	}
+	CHECK_EQ_INT(percpu_mmap__open(&m, fd, MKEYS, NWORDS), 0);
+	for (key = 0; key < MKEYS && m.mem; key++) {
+		percpu_mmap__sum(&m, key, sum);
+		for (w = 0; w < NWORDS; w++) {
+			__u64 want = key % 100 != 3 ? 0 :
+				(__u64)ncpus * (key * 100 + w) +
+				10ULL * ncpus * (ncpus - 1) / 2;
+
+			same &= sum[w] == want;
+		}
+	}
+	CHECK(same);
+	/* the last CPU counts 7 more of word 1 of key 3: seen at once */
+	k = (ncpus - 1) * MKEYS + 3;
+	for (w = 0; w < NWORDS; w++)
+		value[w] = 300 + (ncpus - 1) * 10 + w + (w == 1 ? 7 : 0);
+	CHECK_EQ_INT(bpf_map_update_elem(fd, &k, value, BPF_ANY), 0);
+	if (m.mem) {
+		percpu_mmap__sum(&m, 3, sum);
+		CHECK_EQ_INT(sum[1], (__u64)ncpus * 301 +
+				     10ULL * ncpus * (ncpus - 1) / 2 + 7);
+	}
+	percpu_mmap__close(&m);
+	CHECK(m.mem == NULL);
+	/* sized for other keys, or not mappable: refused with a reason */
+	CHECK_EQ_INT(percpu_mmap__open(&m, fd, MKEYS + 1, NWORDS), -EINVAL);
+	bad = bpf_map_create(BPF_MAP_TYPE_ARRAY, "test_nommap", sizeof(__u32),
+			     NWORDS * sizeof(__u64), MKEYS * ncpus, NULL);
+	CHECK(bad >= 0);
+	CHECK_EQ_INT(percpu_mmap__open(&m, bad, MKEYS, NWORDS), -EINVAL);
+	percpu_mmap__close(&m);
+	close(bad);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(sums_each_word_over_cpus);
 	RUN(sums_all_elements_at_once);
 	RUN(sums_a_range_of_elements);
 	RUN(counters_delta_since_last_read);
+	RUN(mapped_copies_summed_from_memory);
 	return TEST_SUMMARY();
 }
