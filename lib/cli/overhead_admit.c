@@ -16,6 +16,11 @@
 #define POLL_NS		1000000L	/* what it cost, read every ms */
 #define WAIT_NS		10000000L	/* for room in the budget */
 #define FULL_NS		1e9		/* the kept at half of it, untried after */
+#define LIVE_WAIT_NS	3e8		/* for a live run's cost, at most */
+/* What all kept may cost before a live run's cost is measured: a share
+ * of the budget (a live run of gotrace's costs three to ten times a run
+ * on trial, which returns early, and no trial tells how much more). */
+#define UNMEASURED_SHARE 8
 #define BATCH_FIRST	64		/* probes */
 #define BATCH_MIN	16
 #define BATCH_MAX	512
@@ -323,13 +328,17 @@ static double trial_paid(const struct overhead_limit *l,
  * twentieth of the budget. Room comes back as trials age out of the
  * ledger's second; when it does not (what was kept costs more than its
  * trial said), the check detaches the most costly, and after a second of
- * waiting, down to half the budget. Into *CAP, what the trial may cost:
- * half the room, at most a quarter of the budget.
+ * waiting, down to half the budget. While a live run's cost is not
+ * measured yet and some are kept, wait for it too (LIVE_WAIT_NS at most:
+ * a trial's runs, which return early, would hide it). Into *CAP, what the
+ * trial may cost: half the room, at most a quarter of the budget.
  */
 static int wait_for_room(struct overhead_limit *l, double *cap,
 			 overhead_stop_fn stop, void *ctx)
 {
 	double budget = overhead__budget(l), since = overhead__now_ns(), room;
+	double begun = since;
+	bool unmeasured;
 	int err;
 
 	for (;;) {
@@ -341,7 +350,10 @@ static int wait_for_room(struct overhead_limit *l, double *cap,
 			return err;
 		room = budget - overhead__last_second(l);
 		*cap = room / 2 < budget / 4 ? room / 2 : budget / 4;
-		if (room >= budget / 20 || stop(ctx))
+		/* runs of kept probes alone tell what a live one costs */
+		unmeasured = !l->live_measured && overhead__kept_cost(l) > 0 &&
+			     overhead__now_ns() - begun < LIVE_WAIT_NS;
+		if ((room >= budget / 20 && !unmeasured) || stop(ctx))
 			return 0;
 		if (overhead__now_ns() - since > 1e9) {
 			err = overhead__evict(l, overhead__last_second(l),
@@ -475,7 +487,8 @@ static int cmp_rated(const void *a, const void *b)
 
 /*
  * Keep the cheapest of B as long as all kept cost at most half the budget
- * (each at most an eighth). A target slowed by the trial makes fewer
+ * (each at most an eighth; all at most UNMEASURED_SHARE of it until a
+ * live run's cost is measured). A target slowed by the trial makes fewer
  * calls: rates are scaled up by the share of the CPUs the probes took.
  * Returns 0 or -ENOMEM.
  */
@@ -483,6 +496,7 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
 {
 	double budget = overhead__budget(l), kept = overhead__kept_cost(l);
+	double most = l->live_measured ? budget / 2 : budget / UNMEASURED_SHARE;
 	double share, scale;
 	size_t n = b->hi - b->lo, i;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -501,7 +515,7 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 	for (i = 0; i < n; i++) {
 		double r = order[i].rate;
 
-		t->keep[order[i].i] = r <= budget / 8 && kept + r <= budget / 2;
+		t->keep[order[i].i] = r <= budget / 8 && kept + r <= most;
 		if (t->keep[order[i].i])
 			kept += r;
 	}

@@ -131,6 +131,7 @@ void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
 			l->early_ns * runs * (1 - live / all)) /
 		       (runs * live / all);
 		l->live_ns = live > avg ? live : avg;
+		l->live_measured = true;
 	}
 	l->run_ns = ns;
 	l->run_cnt = cnt;

@@ -183,6 +183,8 @@ struct overhead_limit {
 	double live_ns;			/* a run of a live probe */
 	double early_ns;		/* a run that returns early: a probe
 					 * on trial, or of a link closing */
+	bool live_measured;		/* live_ns from runs mostly live, not
+					 * the first average alone */
 	/* what the tool asked for, and what is attached (in that order) */
 	struct overhead_request *reqs;
 	size_t nreqs, reqs_cap;
