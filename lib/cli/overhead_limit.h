@@ -30,7 +30,11 @@
  * entry on some machines: trials of the calls alone cost that much less).
  * Each index's rate of cost on trial decides: the cheapest are kept as
  * long as all kept cost at most half the budget (and each at most an
- * eighth), the others are not attached. The groups not kept whole are
+ * eighth), the others are not attached. A trial does not tell what a
+ * live run of the programs costs (its runs return early; gotrace's first
+ * live runs cost five times what a first average said): until runs of
+ * mostly live probes have measured it, all kept cost at most an eighth of
+ * the budget, and the next trial waits up to 300 ms for that measure. The groups not kept whole are
  * closed first, the costliest on trial first (their probes trap until
  * their links are gone, and the closes queue on the target's memory map, a
  * probe at a time): those that cost a quarter of the budget or more one at

@@ -21,21 +21,19 @@
 # MIN_PCT% of the lowest untraced window, their median MEDIAN_PCT% of the
 # untraced median. Up to ATTEMPTS attempts absorb noise; a systematic miss
 # does not pass: the windows of all attempts together must keep a median of
-# ALL_MEDIAN_PCT% or more. The goal's 85% and 90% are not met yet: an
-# attempt's median was 77% to 113%, and 85% or more in four attempts of
-# five, gotrace's and gofuncgraph's the lowest (gotrace prints 30,000 lines
-# a second, 2-4% of a CPU of its own on the same CPUs; gofuncgraph's
-# probes, entries and returns, cost the server more than the 4-6% of a CPU
-# the tool counts).
+# ALL_MEDIAN_PCT% or more. Met in three runs of 2026-11-27 by all four
+# tools in their first or second attempt (attempt medians 87% to 101%),
+# once the hit counters were read from memory rather than through bpf()
+# and admission waited for a live run's cost (lib/cli/overhead_limit.h).
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
-MIN_PCT=80
-MEDIAN_PCT=85
+MIN_PCT=85
+MEDIAN_PCT=90
 WINDOWS=10
 UNTRACED_WINDOWS=5
 ATTEMPTS=3
-ALL_MEDIAN_PCT=80
+ALL_MEDIAN_PCT=90
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
 # its failed requests, as "COMPLETE FAILED".
