@@ -22,11 +22,12 @@
 # untraced median. Up to ATTEMPTS attempts absorb noise; a systematic miss
 # does not pass: the windows of all attempts together must keep a median of
 # ALL_MEDIAN_PCT% or more: a miss of the goal by more than 5 points in
-# most windows fails. Met in three runs of 2026-11-27 by all four tools in
-# their first or second attempt (attempt medians 87% to 101%), once the
-# hit counters were read from memory rather than through bpf() and
-# admission waited for a live run's cost (lib/cli/overhead_limit.h); a
-# benchmark run the same day had gofuncgraph's median at 81.5%.
+# most windows fails. Met in six runs of 2026-11-27 by all four tools,
+# mostly in the first attempt, at worst in the third (attempt medians 87%
+# to 101%), once the hit counters were read from memory rather than
+# through bpf() and admission waited for a live run's cost
+# (lib/cli/overhead_limit.h); a benchmark run the same day had
+# gofuncgraph's median at 81.5%.
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
