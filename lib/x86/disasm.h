@@ -8,7 +8,10 @@
 #define GOTOOLS_DISASM_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <capstone/capstone.h>
+#include "gobin/go_binary.h"
 
 /*
  * An x86-64 handle into *OUT: with DETAIL, instructions come with their
@@ -34,6 +37,15 @@ const cs_insn *x86_disasm__operands(const cs_insn *plain);
 /* The target of CI (decoded with operands), a jump or call to a relative
  * address, into *TARGET; false for one through a register or memory. */
 bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target);
+
+/*
+ * FN's code into *CODE (the binary's memory), *LEN bytes: its size when
+ * known, else up to the next function (go_binary__func_span()), or as much
+ * as its segment holds. Returns 0, -ENOTSUP for code not x86-64, or a
+ * negative errno with a reason naming FN.
+ */
+int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
+			  const uint8_t **code, size_t *len);
 
 /* What an instruction does to the flow of control. */
 enum x86_flow {

@@ -49,6 +49,7 @@
 #include "gobin/pclntab.h"
 #include "x86/disasm.h"
 #include "x86/exit_sites.h"
+#include "x86/jmp_leaves.h"
 #include "x86/uprobe_insn.h"
 
 #define INT3			0xcc
@@ -80,25 +81,6 @@ static const uint8_t *padding_start(const uint8_t *code, size_t len)
 	while (len && code[len - 1] == INT3)
 		len--;
 	return code + len;
-}
-
-/* Does the jmp JI leave a body of LEN bytes at ENTRY (see the top)? Its
- * operand is decoded here: the sweep itself decodes without operands,
- * which is faster. */
-static bool jmp_leaves(const cs_insn *ji, uint64_t entry, size_t len)
-{
-	const cs_insn *ci = x86_disasm__operands(ji);
-	const cs_x86_op *op;
-	uint64_t target;
-
-	if (!ci)
-		return true;
-	if (x86_insn__direct_target(ci, &target))
-		return target - entry >= len;
-	op = &ci->detail->x86.operands[0];
-	if (ci->detail->x86.op_count == 1 && op->type == X86_OP_MEM)
-		return op->mem.index == X86_REG_INVALID;
-	return true;
 }
 
 /* A run of code, as offsets from the function's entry. */
@@ -164,30 +146,11 @@ static int sweep(csh cs, const struct go_func *fn,
 		if (ci->id == X86_INS_RET)
 			err = site_list__add(out, ci, EXIT_RET);
 		else if (ci->id == X86_INS_JMP &&
-			 jmp_leaves(ci, entry, len))
+			 x86_jmp__leaves(ci, entry, len))
 			err = site_list__add(out, ci, EXIT_TAIL_JMP);
 	}
 	cs_free(ci, 1);
 	return err;
-}
-
-/* With no known size: as much as the segment holds from ADDR, below *LEN
- * (found by bisection). */
-static int read_to_segment_end(const struct elf_file *ef, uint64_t addr,
-			       size_t *len, const uint8_t **code)
-{
-	size_t lo = 0, hi = *len, mid;	/* lo readable, hi not */
-
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (elf_file__read_vaddr(ef, addr, mid, code))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	gt_error_clear();
-	*len = lo;
-	return lo ? elf_file__read_vaddr(ef, addr, lo, code) : -ERANGE;
 }
 
 /*
@@ -247,32 +210,6 @@ whole:
 	return 0;
 }
 
-/* Read FN's code into *CODE, *LEN bytes. */
-static int read_code(const struct go_binary *bin, const struct go_func *fn,
-		     const uint8_t **code, size_t *len)
-{
-	int err;
-
-	if (bin->elf->machine == EM_AARCH64)
-		return gt_error(-ENOTSUP,
-				"%s: exits of arm64 code are not supported yet",
-				fn->name);
-	if (bin->elf->machine != EM_X86_64)
-		return gt_error(-ENOTSUP, "%s: unsupported machine %u",
-				fn->name, bin->elf->machine);
-	*len = go_binary__func_span(bin, fn);
-	if (*len > UINT64_MAX - fn->addr)
-		return gt_error(-EINVAL, "%s: code at 0x%llx wraps around",
-				fn->name, (unsigned long long)fn->addr);
-	err = elf_file__read_vaddr(bin->elf, fn->addr, *len, code);
-	if (err && !fn->size)
-		err = read_to_segment_end(bin->elf, fn->addr, len, code);
-	if (err)
-		return gt_error(err, "cannot read the code of %s at 0x%llx",
-				fn->name, (unsigned long long)fn->addr);
-	return 0;
-}
-
 static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 		      bool whole, const struct known *known,
 		      struct exit_site **sites, size_t *n)
@@ -286,7 +223,7 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 
 	*sites = NULL;
 	*n = 0;
-	err = read_code(bin, fn, &code, &len);
+	err = x86_disasm__func_code(bin, fn, &code, &len);
 	if (!err && !whole)
 		err = entry_sp_runs(bin, fn, code, len, &runs, &nruns);
 	if (!err)
@@ -342,5 +279,12 @@ int exit_sites__find_whole(const struct go_binary *bin,
 
 const char *exit_kind__str(enum exit_kind kind)
 {
-	return kind == EXIT_RET ? "ret" : "tail jmp";
+	switch (kind) {
+	case EXIT_RET:
+		return "ret";
+	case EXIT_TAIL_JMP:
+		return "tail jmp";
+	default:
+		return "end of inlined copy";
+	}
 }

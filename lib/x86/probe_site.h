@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "core/code_span.h"
 #include "gobin/go_binary.h"
 
 enum probe_site_kind {
@@ -22,11 +23,6 @@ enum probe_site_kind {
 	PROBE_SITE_STACK_CHECK,	/* the prologue's jump to morestack */
 	PROBE_SITE_EMULATED,	/* an emulated instruction of the entry block */
 	PROBE_SITE_INLINE,	/* the first instruction of an inlined call */
-};
-
-/* Code at [from, to); empty when from == to. */
-struct code_span {
-	uint64_t from, to;
 };
 
 struct probe_site {
