@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "core/code_span.h"
 #include "goabi/go_abi.h"
 #include "gobin/go_binary.h"
 #include <elfutils/libdw.h>
@@ -158,6 +159,14 @@ const struct go_type *go_dwarf__runtime_type(struct go_dwarf *d,
  * -ENOENT for a copy with no code, -EINVAL on corrupt DWARF.
  */
 int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr);
+
+/*
+ * The code of an inlined copy (a DW_TAG_inlined_subroutine DIE): its
+ * ranges and those of the copies and lexical blocks nested in it, as
+ * merged spans into a malloc()ed *CODE of *N (0 for a copy with no code).
+ * Returns 0, -EINVAL on corrupt DWARF, -ENOMEM.
+ */
+int go_dwarf__inline_code(Dwarf_Die *die, struct code_span **code, size_t *n);
 
 /* Which compilation units go_dwarf__walk_inlines() walks. */
 enum go_dwarf_units {

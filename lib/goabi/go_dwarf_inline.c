@@ -141,6 +141,71 @@ int go_dwarf__inline_entry(Dwarf_Die *die, uint64_t *addr)
 	return 0;
 }
 
+/* DIE's ranges, added to *CODE. */
+static int add_ranges(Dwarf_Die *die, struct code_span **code, size_t *n,
+		      size_t *cap)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		err = gt_ensure_mem((void **)code, cap, sizeof(**code), *n + 1);
+		if (err)
+			return err;
+		(*code)[(*n)++] = (struct code_span){ start, end };
+	}
+	if (off < 0)
+		return gt_error(-EINVAL, "corrupt DWARF: bad ranges of an inlined call: %s",
+				dwarf_errmsg(-1));
+	return 0;
+}
+
+int go_dwarf__inline_code(Dwarf_Die *die, struct code_span **code, size_t *n)
+{
+	Dwarf_Die *stack = NULL, child;
+	size_t depth = 0, stack_cap = 0, cap = 0;
+	int err, ret, tag;
+
+	*code = NULL;
+	*n = 0;
+	err = add_ranges(die, code, n, &cap);
+	if (!err && dwarf_haschildren(die) > 0)
+		err = gt_ensure_mem((void **)&stack, &stack_cap,
+				    sizeof(*stack), 1);
+	if (!err && stack)
+		stack[depth++] = *die;
+	while (!err && depth) {
+		Dwarf_Die parent = stack[--depth];
+
+		for (ret = dwarf_child(&parent, &child); !err && ret == 0;
+		     ret = dwarf_siblingof(&child, &child)) {
+			tag = dwarf_tag(&child);
+			if (tag != DW_TAG_inlined_subroutine &&
+			    tag != DW_TAG_lexical_block)
+				continue;
+			err = add_ranges(&child, code, n, &cap);
+			if (!err && dwarf_haschildren(&child) > 0)
+				err = gt_ensure_mem((void **)&stack, &stack_cap,
+						    sizeof(*stack), depth + 1);
+			if (!err && dwarf_haschildren(&child) > 0)
+				stack[depth++] = child;
+		}
+		if (!err && ret < 0)
+			err = gt_error(-EINVAL, "corrupt DWARF: bad child of an inlined call: %s",
+				       dwarf_errmsg(-1));
+	}
+	free(stack);
+	if (err) {
+		free(*code);
+		*code = NULL;
+		*n = 0;
+		return err;
+	}
+	*n = code_spans__merge(*code, *n);
+	return 0;
+}
+
 /* By PC; copies nested in each other may start at the same PC, the
  * outer one (whose DIE comes first) first. */
 static int cmp_inlines(const void *a, const void *b)

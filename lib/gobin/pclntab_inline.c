@@ -393,7 +393,9 @@ static int call_name(const struct walk *w, int32_t node, const char **name)
  * first, so that a rejected tree reports nothing. */
 static int report(struct walk *w, pclntab_inline_fn fn, void *ctx)
 {
-	struct pclntab_inline_call call = { .caller_entry = w->f->entry };
+	struct pclntab_inline_call call = {
+		.caller_entry = w->f->entry, .walk = w,
+	};
 	size_t i;
 	int err;
 
@@ -408,10 +410,54 @@ static int report(struct walk *w, pclntab_inline_fn fn, void *ctx)
 	for (i = 0; i < w->nnodes; i++) {
 		call_name(w, w->nodes[i].node, &call.name);
 		call.pc = w->nodes[i].pc;
+		call.node = w->nodes[i].node;
 		err = fn(ctx, &call);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* Is NODE the node of range R or one of its ancestors? The tree has
+ * no cycle: collect_nodes() rejected those. */
+static bool range_in_node(const struct walk *w, const struct pc_range *r,
+			  int32_t node)
+{
+	int32_t v;
+
+	for (v = r->val; v >= 0;) {
+		if (v == node)
+			return true;
+		if (parent_of(w, v, &v))
+			return false;
+	}
+	return false;
+}
+
+int pclntab_inline_call__code(const struct pclntab_inline_call *call,
+			      struct code_span **code, size_t *n)
+{
+	const struct walk *w = call->walk;
+	size_t i, cap = 0;
+	int err;
+
+	*code = NULL;
+	*n = 0;
+	for (i = 0; i < w->nranges; i++) {
+		if (!range_in_node(w, &w->ranges[i], call->node))
+			continue;
+		err = gt_ensure_mem((void **)code, &cap, sizeof(**code), *n + 1);
+		if (err) {
+			free(*code);
+			*code = NULL;
+			*n = 0;
+			return err;
+		}
+		(*code)[(*n)++] = (struct code_span){ w->ranges[i].start,
+						      w->ranges[i].end };
+	}
+	*n = code_spans__merge(*code, *n);
+	gt_error_clear();
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/code_span.h"
 #include "gobin/go_binary.h"
 #include "gobin/pclntab.h"
 
@@ -33,6 +34,9 @@ struct pclntab_inline_call {
 	const char *name;	/* the inlined function; points into the table */
 	uint64_t pc;		/* first instruction of this inlined copy */
 	uint64_t caller_entry;	/* entry of the function it was inlined into */
+	int32_t node;		/* its node in that function's inline tree */
+	const void *walk;	/* for pclntab_inline_call__code(), during
+				 * the callback only */
 };
 
 /* Called once per inlined call; a nonzero return stops the walk and is
@@ -55,6 +59,15 @@ typedef int (*pclntab_inline_fn)(void *ctx,
 int pclntab__inline_calls(const struct pclntab *tab, size_t func_index,
 			  const struct pclntab_funcdata *fd,
 			  pclntab_inline_fn fn, void *ctx);
+
+/*
+ * The code of CALL, during the callback of pclntab__inline_calls() that
+ * reports it: the PCs attributed to it or to a call inlined inside it,
+ * as merged spans (core/code_span.h) into a malloc()ed *CODE of *N.
+ * Returns 0 or -ENOMEM.
+ */
+int pclntab_inline_call__code(const struct pclntab_inline_call *call,
+			      struct code_span **code, size_t *n);
 
 /* The inline tree of one function, for pclntab__inlined_call(). */
 struct pclntab_inltree {

@@ -192,7 +192,8 @@ static int add_inlined(const struct go_binary *bin,
 
 	/* The probes point at these names: keep them after inl is freed. */
 	fp->names = calloc(inl->n ? inl->n : 1, sizeof(*fp->names));
-	if (!fp->names)
+	fp->codes = calloc(inl->n ? inl->n : 1, sizeof(*fp->codes));
+	if (!fp->names || !fp->codes)
 		return gt_error(-ENOMEM, "out of memory");
 	for (i = 0; i < inl->n; i++) {
 		struct inline_site *s = &inl->sites[i];
@@ -207,6 +208,10 @@ static int add_inlined(const struct go_binary *bin,
 		fp->names[fp->nnames] = s->name;
 		s->name = NULL;
 		probe.name = fp->names[fp->nnames++];
+		fp->codes[fp->ncodes] = s->code;
+		s->code = NULL;
+		probe.code = fp->codes[fp->ncodes++];
+		probe.ncode = s->ncode;
 		err = add_probe(bin, fp, caps, &probe);
 		if (err)
 			return err;
@@ -292,6 +297,9 @@ void func_probes__free(struct func_probes *fp)
 	for (i = 0; i < fp->nnames; i++)
 		free(fp->names[i]);
 	free(fp->names);
+	for (i = 0; i < fp->ncodes; i++)
+		free(fp->codes[i]);
+	free(fp->codes);
 	free(fp->probes);
 	free(fp->refused);
 	for (i = 0; i < fp->nrejected_trees; i++)

@@ -21,6 +21,9 @@ struct func_probe {
 				 * inlined copy lives in */
 	struct probe_site site;
 	uint64_t offset;	/* file offset of site.addr, for uprobes */
+	/* an inlined copy's code (inline_sites.h), where its ends are */
+	const struct code_span *code;
+	size_t ncode;
 };
 
 struct func_probes {
@@ -32,6 +35,8 @@ struct func_probes {
 	size_t nfuncs;		/* how many distinct names are probed */
 	char **names;		/* storage for inlined names */
 	size_t nnames;
+	struct code_span **codes;	/* and for their code */
+	size_t ncodes;
 	/* Functions whose inline tree was rejected as corrupt
 	 * (inline_sites.h): copies of the pattern inlined there are not
 	 * probed. Only those whose tree names a function the pattern

@@ -36,8 +36,9 @@ static const char *origin_name(Dwarf_Die *die)
 	return dwarf_diename(&origin);
 }
 
+/* Add a site; it owns CODE, freed here if it cannot be added. */
 static int add_site(struct walk *w, const char *name, uint64_t addr,
-		    uint64_t caller_addr)
+		    uint64_t caller_addr, struct code_span *code, size_t ncode)
 {
 	struct inline_sites *out = w->out;
 	struct inline_site *s;
@@ -45,14 +46,20 @@ static int add_site(struct walk *w, const char *name, uint64_t addr,
 
 	err = gt_ensure_mem((void **)&out->sites, &w->cap, sizeof(*out->sites),
 			    out->n + 1);
-	if (err)
+	if (err) {
+		free(code);
 		return err;
+	}
 	s = &out->sites[out->n];
 	s->name = strdup(name);
-	if (!s->name)
+	if (!s->name) {
+		free(code);
 		return gt_error(-ENOMEM, "out of memory");
+	}
 	s->addr = addr;
 	s->caller_addr = caller_addr;
+	s->code = code;
+	s->ncode = ncode;
 	out->n++;
 	return 0;
 }
@@ -61,8 +68,10 @@ static int add_site(struct walk *w, const char *name, uint64_t addr,
 static int dwarf_site(void *ctx, Dwarf_Die *die, uint64_t caller_addr)
 {
 	struct walk *w = ctx;
+	struct code_span *code;
 	const char *name;
 	uint64_t addr = 0;
+	size_t ncode;
 	int err;
 
 	name = origin_name(die);
@@ -74,9 +83,11 @@ static int dwarf_site(void *ctx, Dwarf_Die *die, uint64_t caller_addr)
 	err = go_dwarf__inline_entry(die, &addr);
 	if (err == -ENOENT)
 		return 0;
+	if (!err)
+		err = go_dwarf__inline_code(die, &code, &ncode);
 	if (err)
 		return err;
-	return add_site(w, name, addr, caller_addr);
+	return add_site(w, name, addr, caller_addr, code, ncode);
 }
 
 static int cmp_sites(const void *a, const void *b)
@@ -98,9 +109,10 @@ static void sort_unique(struct inline_sites *s)
 		return;
 	qsort(s->sites, s->n, sizeof(*s->sites), cmp_sites);
 	for (i = 1; i < s->n; i++) {
-		if (cmp_sites(&s->sites[n], &s->sites[i]) == 0)
+		if (cmp_sites(&s->sites[n], &s->sites[i]) == 0) {
 			free(s->sites[i].name);
-		else
+			free(s->sites[i].code);
+		} else
 			s->sites[++n] = s->sites[i];
 	}
 	s->n = n + 1;
@@ -109,11 +121,17 @@ static void sort_unique(struct inline_sites *s)
 static int pclntab_site(void *ctx, const struct pclntab_inline_call *c)
 {
 	struct walk *w = ctx;
+	struct code_span *code;
+	size_t ncode;
+	int err;
 
 	if (!name_matcher__match(w->m, c->name) &&
 	    !name_matcher__is_exact(w->m, c->name))
 		return 0;
-	return add_site(w, c->name, c->pc, c->caller_entry);
+	err = pclntab_inline_call__code(c, &code, &ncode);
+	if (err)
+		return err;
+	return add_site(w, c->name, c->pc, c->caller_entry, code, ncode);
 }
 
 /*
@@ -246,8 +264,10 @@ void inline_sites__free(struct inline_sites *sites)
 {
 	size_t i;
 
-	for (i = 0; i < sites->n; i++)
+	for (i = 0; i < sites->n; i++) {
 		free(sites->sites[i].name);
+		free(sites->sites[i].code);
+	}
 	free(sites->sites);
 	for (i = 0; i < sites->nrejected; i++)
 		free(sites->rejected[i].reason);

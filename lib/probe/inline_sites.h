@@ -3,7 +3,8 @@
  * Calls that the compiler inlined: they have no entry of their own, so the
  * tools probe the first instruction of every inlined copy. Found in DWARF
  * (DW_TAG_inlined_subroutine, read with libdw) when the binary has it, else
- * in the inline tree of the pclntab (stripped binaries).
+ * in the inline tree of the pclntab (stripped binaries), each with its
+ * code: its DWARF ranges, or the PCs the inline tree attributes to it.
  */
 #ifndef GOTOOLS_INLINE_SITES_H
 #define GOTOOLS_INLINE_SITES_H
@@ -17,6 +18,10 @@ struct inline_site {
 	char *name;		/* the inlined function, as Go spells it */
 	uint64_t addr;		/* first instruction of this inlined copy */
 	uint64_t caller_addr;	/* entry of the function it was inlined into */
+	/* its code, with the copies inlined in it: sorted, merged spans
+	 * (where x86/inline_ends.h finds its ends) */
+	struct code_span *code;
+	size_t ncode;
 };
 
 /* A function whose pclntab inline tree was rejected (pclntab_inline.h):
