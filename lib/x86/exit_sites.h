@@ -17,6 +17,8 @@
 enum exit_kind {
 	EXIT_RET,
 	EXIT_TAIL_JMP,
+	EXIT_INLINE_END,	/* where an inlined copy's code is left
+				 * (x86/inline_ends.h) */
 };
 
 struct exit_site {
@@ -49,7 +51,7 @@ int exit_sites__find_whole(const struct go_binary *bin,
 			   const struct go_func *fn, struct exit_site **sites,
 			   size_t *n);
 
-/* "ret" or "tail jmp", for -v. */
+/* "ret", "tail jmp" or "end of inlined copy", for -v. */
 const char *exit_kind__str(enum exit_kind kind);
 
 #endif

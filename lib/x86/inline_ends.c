@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where an inlined copy ends (inline_ends.h): the caller's body is swept
+ * whole, as exit_sites sweeps one (no data in Go's bodies on amd64), into
+ * its instructions and the edges of its flow of control; a copy's ends
+ * are then read off the edges that leave its spans.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <capstone/capstone.h>
+#include "core/error.h"
+#include "core/mem.h"
+#include "goabi/go_noreturn.h"
+#include "x86/disasm.h"
+#include "x86/inline_ends.h"
+#include "x86/jmp_leaves.h"
+#include "x86/uprobe_insn.h"
+
+#define INT3		0xcc
+/* instructions of the caller a way out may pass to its end */
+#define MAX_PASSED	16
+/* caller's instructions gc may interleave with a copy's, in a row */
+#define MAX_INTERLEAVED	16
+
+struct flow_insn {
+	uint64_t addr;
+	uint64_t next;		/* the address after it */
+	uint64_t target;	/* of a JMP inside the body */
+	int8_t exit;		/* enum exit_kind when it leaves, else -1 */
+	bool plain;		/* only falls through */
+	bool jmp;		/* a direct JMP inside the body */
+	bool emulated;		/* see struct exit_site */
+};
+
+/* Control may go from FROM to TO. */
+struct flow_edge {
+	uint64_t from, to;
+};
+
+void inline_ends__init(struct inline_ends *e, const struct go_binary *bin)
+{
+	memset(e, 0, sizeof(*e));
+	e->bin = bin;
+}
+
+void inline_ends__free(struct inline_ends *e)
+{
+	free(e->insns);
+	free(e->edges);
+	memset(e, 0, sizeof(*e));
+}
+
+static int add_edge(struct inline_ends *e, uint64_t from, uint64_t to)
+{
+	int err;
+
+	err = gt_ensure_mem((void **)&e->edges, &e->edges_cap,
+			    sizeof(*e->edges), e->nedges + 1);
+	if (err)
+		return err;
+	e->edges[e->nedges++] = (struct flow_edge){ from, to };
+	return 0;
+}
+
+/* Does the call CI (decoded without operands) return? Not to a function
+ * that never does. */
+static bool call_returns(const struct go_binary *bin, const cs_insn *ci)
+{
+	const cs_insn *oi = x86_disasm__operands(ci);
+	const struct go_func *callee;
+	uint64_t target;
+
+	if (!oi || !x86_insn__direct_target(oi, &target))
+		return true;
+	callee = go_binary__func_at(bin, target);
+	return !callee || callee->addr != target ||
+	       !go_func__never_returns(callee->name);
+}
+
+/* The edges out of CI, an instruction of the LEN bytes of the body at
+ * ENTRY, and whether it leaves the body, into *I. */
+static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
+		  size_t len, struct flow_insn *i)
+{
+	uint64_t next = ci->address + ci->size, target;
+	const cs_insn *oi;
+
+	switch (x86_insn__flow(ci->id)) {
+	case X86_FLOW_PLAIN:
+		i->plain = true;
+		return add_edge(e, ci->address, next);
+	case X86_FLOW_CALL:
+		return call_returns(e->bin, ci) ? add_edge(e, ci->address, next) : 0;
+	case X86_FLOW_STOP:
+		if (ci->id == X86_INS_RET)
+			i->exit = EXIT_RET;
+		return 0;
+	case X86_FLOW_JCC:
+		oi = x86_disasm__operands(ci);
+		if (!oi || !x86_insn__direct_target(oi, &target))
+			return gt_error(-EINVAL, "no target of the branch at 0x%llx",
+					(unsigned long long)ci->address);
+		if (target - entry >= len)
+			i->exit = EXIT_TAIL_JMP;
+		return add_edge(e, ci->address, next) ?:
+		       (target - entry < len ? add_edge(e, ci->address, target) : 0);
+	case X86_FLOW_JMP:
+		if (x86_jmp__leaves(ci, entry, len)) {
+			i->exit = EXIT_TAIL_JMP;
+			return 0;
+		}
+		oi = x86_disasm__operands(ci);
+		if (!oi || !x86_insn__direct_target(oi, &target)) {
+			e->jump_table = true;
+			return 0;
+		}
+		i->jmp = true;
+		i->target = target;
+		return add_edge(e, ci->address, target);
+	}
+	return 0;
+}
+
+static int cmp_edges(const void *a, const void *b)
+{
+	const struct flow_edge *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* Sweep the body of FN, up to its int3 padding, into E. */
+static int decode_body(struct inline_ends *e, const struct go_func *fn)
+{
+	const uint8_t *code, *p, *pad;
+	struct flow_insn *i;
+	size_t len, left;
+	uint64_t addr;
+	cs_insn *ci;
+	csh cs;
+	int err;
+
+	e->caller = NULL;
+	e->ninsns = e->nedges = 0;
+	e->jump_table = false;
+	err = x86_disasm__func_code(e->bin, fn, &code, &len);
+	if (!err)
+		err = x86_disasm__handle(false, &cs);
+	if (err)
+		return err;
+	/* the int3 padding up to the next function: the last byte of an
+	 * instruction may be 0xcc too, hence a bound, not a length */
+	for (pad = code + len; pad > code && pad[-1] == INT3; pad--)
+		;
+	ci = cs_malloc(cs);
+	if (!ci)
+		return gt_error(-ENOMEM, "out of memory");
+	left = len;
+	for (p = code, addr = fn->addr; !err && left && p < pad;) {
+		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
+			if (!fn->size && left < 16)	/* cut short */
+				break;
+			err = gt_error(-EINVAL,
+				       "%s: cannot decode the instruction at 0x%llx",
+				       fn->name, (unsigned long long)addr);
+			break;
+		}
+		err = gt_ensure_mem((void **)&e->insns, &e->insns_cap,
+				    sizeof(*e->insns), e->ninsns + 1);
+		if (err)
+			break;
+		i = &e->insns[e->ninsns++];
+		*i = (struct flow_insn){
+			.addr = ci->address, .next = ci->address + ci->size,
+			.exit = -1,
+			.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
+		};
+		err = follow(e, ci, fn->addr, len, i);
+	}
+	cs_free(ci, 1);
+	if (err)
+		return err;
+	if (e->nedges)
+		qsort(e->edges, e->nedges, sizeof(*e->edges), cmp_edges);
+	e->caller = fn;
+	return 0;
+}
+
+static const struct flow_insn *insn_at(const struct inline_ends *e,
+				       uint64_t addr)
+{
+	size_t lo = 0, hi = e->ninsns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->ninsns && e->insns[lo].addr == addr ? &e->insns[lo] : NULL;
+}
+
+/* The edges that land on TO: *N of them from the returned one. */
+static const struct flow_edge *edges_to(const struct inline_ends *e,
+					uint64_t to, size_t *n)
+{
+	size_t lo = 0, hi = e->nedges, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->edges[mid].to < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < e->nedges && e->edges[end].to == to; end++)
+		;
+	*n = end - lo;
+	return &e->edges[lo];
+}
+
+/* The copy being looked up, and the JMPs its ways out pass through. */
+struct copy {
+	const struct inline_ends *e;
+	uint64_t entry;
+	const struct code_span *code;
+	size_t ncode;
+	struct code_span *own;		/* code, with what it absorbed */
+	uint64_t passed[64];		/* see only_way_out() */
+	size_t npassed;
+	struct exit_site *ends;
+	size_t nends, ends_cap;
+};
+
+static bool in_copy(const struct copy *c, uint64_t addr)
+{
+	return code_spans__contain(c->code, c->ncode, addr);
+}
+
+static bool is_passed(const struct copy *c, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < c->npassed; i++)
+		if (c->passed[i] == addr)
+			return true;
+	return false;
+}
+
+/* Does control come to TO only from the copy? */
+static bool only_from_copy(const struct copy *c, uint64_t to)
+{
+	const struct flow_edge *v = NULL;
+	size_t n, i;
+
+	v = edges_to(c->e, to, &n);
+	for (i = 0; i < n; i++)
+		if (!in_copy(c, v[i].from))
+			return false;
+	return true;
+}
+
+/* Does control come to ADDR only from FROM? */
+static bool only_from(const struct inline_ends *e, uint64_t addr,
+		      uint64_t from)
+{
+	const struct flow_edge *v;
+	size_t n, i;
+
+	v = edges_to(e, addr, &n);
+	for (i = 0; i < n; i++)
+		if (v[i].from != from)
+			return false;
+	return true;
+}
+
+/* Is the run of plain instructions from K to before J (J > K, both of
+ * C's caller) the copy's, interleaved: only the copy falls into it, and
+ * it falls back into the copy, not at its entry? */
+static bool interleaved(const struct copy *c, size_t k, size_t j)
+{
+	const struct flow_insn *v = c->e->insns;
+
+	return j < c->e->ninsns && in_copy(c, v[j].addr) &&
+	       v[j].addr != c->entry && v[j].addr == v[j - 1].next &&
+	       only_from_copy(c, v[k].addr);
+}
+
+/*
+ * gc's scheduler interleaves a copy's instructions with its caller's
+ * (register moves, spills): control leaves the copy's ranges and comes
+ * back in their middle. A run of at most MAX_INTERLEAVED plain
+ * instructions that only the copy falls into, each only from the one
+ * before, and that falls back into the copy, is taken as the copy's code.
+ */
+static int absorb_interleaved(struct copy *c)
+{
+	const struct inline_ends *e = c->e;
+	const struct flow_insn *v = e->insns;
+	size_t k, j, n = c->ncode, cap = 0;
+	int err;
+
+	err = gt_ensure_mem((void **)&c->own, &cap, sizeof(*c->own), n + 1);
+	if (err)
+		return err;
+	memcpy(c->own, c->code, n * sizeof(*c->own));
+	for (k = 0; k < e->ninsns; k++) {
+		if (in_copy(c, v[k].addr) || !v[k].plain)
+			continue;
+		for (j = k + 1; j < e->ninsns && j - k < MAX_INTERLEAVED &&
+		     !in_copy(c, v[j].addr) && v[j].plain &&
+		     v[j].addr == v[j - 1].next &&
+		     only_from(e, v[j].addr, v[j - 1].addr); j++)
+			;
+		if (!interleaved(c, k, j))
+			continue;
+		err = gt_ensure_mem((void **)&c->own, &cap, sizeof(*c->own),
+				    n + 1);
+		if (err)
+			return err;
+		c->own[n++] = (struct code_span){ v[k].addr, v[j].addr };
+		k = j;
+	}
+	c->ncode = code_spans__merge(c->own, n);
+	c->code = c->own;
+	return 0;
+}
+
+static int add_end(struct copy *c, const struct flow_insn *i,
+		   enum exit_kind kind)
+{
+	size_t k;
+	int err;
+
+	for (k = 0; k < c->nends; k++)
+		if (c->ends[k].addr == i->addr)
+			return 0;
+	err = gt_ensure_mem((void **)&c->ends, &c->ends_cap, sizeof(*c->ends),
+			    c->nends + 1);
+	if (err)
+		return err;
+	c->ends[c->nends++] = (struct exit_site){ i->addr, kind, i->emulated };
+	return 0;
+}
+
+/*
+ * Is the instruction at ADDR, outside the copy, on a way out of it and on
+ * that way alone: a plain instruction or a JMP (control goes on to one
+ * place) that control comes to only from the copy, or from instructions
+ * such as it, at most MAX_PASSED back? Those it passes are noted in
+ * C->passed: a way out that passes them ends further on, where it joins
+ * the copy's other ways out.
+ */
+static bool only_way_out(struct copy *c, uint64_t addr, int depth)
+{
+	const struct flow_insn *i = insn_at(c->e, addr);
+	const struct flow_edge *v;
+	size_t n, k;
+
+	if (!i || depth > MAX_PASSED || !(i->plain || i->jmp))
+		return false;
+	if (is_passed(c, addr))
+		return true;
+	v = edges_to(c->e, addr, &n);
+	for (k = 0; k < n; k++)
+		if (!in_copy(c, v[k].from) && !only_way_out(c, v[k].from, depth + 1))
+			return false;
+	if (c->npassed == sizeof(c->passed) / sizeof(*c->passed))
+		return false;
+	c->passed[c->npassed++] = addr;
+	return n > 0;
+}
+
+/* Where a way out of C lands, TO, is an end when nothing but the copy's
+ * ways out come there. */
+static int add_landing(struct copy *c, uint64_t to)
+{
+	const struct flow_insn *i = insn_at(c->e, to);
+
+	if (!i)
+		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx is left to 0x%llx, off its instructions",
+				c->e->caller->name, (unsigned long long)c->entry,
+				(unsigned long long)to);
+	return add_end(c, i, EXIT_INLINE_END);
+}
+
+/* Is every way to the end at ADDR from the copy, or passing through
+ * only its ways out? */
+static bool only_from_ways_out(struct copy *c, uint64_t addr)
+{
+	const struct flow_edge *v;
+	size_t n, k;
+
+	v = edges_to(c->e, addr, &n);
+	for (k = 0; k < n; k++)
+		if (!in_copy(c, v[k].from) && !only_way_out(c, v[k].from, 0))
+			return false;
+	return true;
+}
+
+/* Are all the ways into the copy through its first instruction, and
+ * none from inside it back there? */
+static int check_ways_in(const struct copy *c)
+{
+	const struct go_func *fn = c->e->caller;
+	const struct flow_edge *v;
+	size_t i;
+
+	for (i = 0; i < c->e->nedges; i++) {
+		v = &c->e->edges[i];
+		if (!in_copy(c, v->to) || in_copy(c, v->from) == (v->to != c->entry))
+			continue;
+		if (v->to == c->entry)
+			return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx jumps back to its first instruction (from 0x%llx)",
+					fn->name, (unsigned long long)c->entry,
+					(unsigned long long)v->from);
+		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx is entered at 0x%llx (from 0x%llx)",
+				fn->name, (unsigned long long)c->entry,
+				(unsigned long long)v->to,
+				(unsigned long long)v->from);
+	}
+	return 0;
+}
+
+static int cmp_ends(const void *a, const void *b)
+{
+	const struct exit_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The ends of C, and whether each is reached from the copy alone. */
+static int find_ends(struct copy *c)
+{
+	const struct inline_ends *e = c->e;
+	const struct flow_edge *v;
+	const struct flow_insn *i;
+	size_t k, n;
+	int err = 0;
+
+	for (k = 0; k < e->ninsns && !err; k++) {
+		i = &e->insns[k];
+		if (i->exit >= 0 && in_copy(c, i->addr))
+			err = add_end(c, i, (enum exit_kind)i->exit);
+	}
+	for (k = 0; k < e->nedges && !err; k++) {
+		v = &e->edges[k];
+		if (in_copy(c, v->from) && !in_copy(c, v->to))
+			err = add_landing(c, v->to);
+	}
+	/* every landing where nothing but the copy's ways out come; those
+	 * passed on the way to another are not ends */
+	for (k = 0; k < c->nends && !err; k++) {
+		if (c->ends[k].kind != EXIT_INLINE_END ||
+		    only_from_ways_out(c, c->ends[k].addr))
+			continue;
+		err = gt_error(-ENOENT, "%s: the end of the inlined copy at 0x%llx, 0x%llx, is reached from outside it too",
+			       e->caller->name, (unsigned long long)c->entry,
+			       (unsigned long long)c->ends[k].addr);
+	}
+	for (k = 0, n = 0; k < c->nends && !err; k++)
+		if (c->ends[k].kind != EXIT_INLINE_END ||
+		    !is_passed(c, c->ends[k].addr))
+			c->ends[n++] = c->ends[k];
+	c->nends = err ? c->nends : n;
+	for (k = 0; k < c->nends && !err; k++) {
+		if (!uprobe_insn__probeable(e->bin->elf, c->ends[k].addr))
+			err = gt_error(-ENOENT, "%s: the kernel cannot probe the end of the inlined copy at 0x%llx, 0x%llx",
+				       e->caller->name,
+				       (unsigned long long)c->entry,
+				       (unsigned long long)c->ends[k].addr);
+	}
+	if (!err && c->nends)
+		qsort(c->ends, c->nends, sizeof(*c->ends), cmp_ends);
+	return err;
+}
+
+int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
+		      const struct code_span *code, size_t ncode,
+		      struct exit_site **ends, size_t *n)
+{
+	const struct go_func *fn = go_binary__func_at(e->bin, caller);
+	struct copy c = {
+		.e = e, .entry = entry, .code = code, .ncode = ncode,
+	};
+	int err = 0;
+
+	*ends = NULL;
+	*n = 0;
+	if (!fn || fn->addr != caller)
+		return gt_error(-EINVAL, "no function at 0x%llx",
+				(unsigned long long)caller);
+	if (!ncode || !code_spans__contain(code, ncode, entry))
+		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx has no code there",
+				fn->name, (unsigned long long)entry);
+	if (e->caller != fn)
+		err = decode_body(e, fn);
+	if (err)
+		return err;
+	if (e->jump_table)
+		return gt_error(-ENOENT, "%s jumps through a table: where its inlined copies end is not known",
+				fn->name);
+	err = absorb_interleaved(&c);
+	if (!err)
+		err = check_ways_in(&c);
+	if (!err)
+		err = find_ends(&c);
+	free(c.own);
+	if (err) {
+		free(c.ends);
+		return err;
+	}
+	*ends = c.ends;
+	*n = c.nends;
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where an inlined copy ends: it has no RET of its own, its code (its PC
+ * ranges, with the copies inlined inside it) is part of its caller's
+ * body, and control leaves it into code of the caller. Its ends are where
+ * control lands on each way out: the target of a branch from inside the
+ * copy to outside it, and the instruction after the copy's last one when
+ * that falls through (a CALL as the copy's last instruction returns there:
+ * a recursive call inlined into itself ends with the call it makes). A
+ * RET or tail JMP inside the copy ends it too, probed there.
+ *
+ * A probe at a landing fires for the copy only if nothing else lands
+ * there: every way into a landing must come from inside the copy, or
+ * from instructions of the caller that go one way (plain ones, JMPs) and
+ * that only the copy leads to (gc often ends a copy's `return` with such
+ * code, loading a result and jumping to a join the copy's other ways out
+ * also reach: the way passes through it, the join is the end). A run of
+ * the caller's plain instructions that gc's scheduler put between two of
+ * the copy's, which only the copy falls into and which falls back into
+ * it, is taken as the copy's code. A copy entered anywhere but its first
+ * instruction, or whose code jumps back to that instruction (a loop whose
+ * header is the copy: its entry probe would fire each round), whose end
+ * is also where code that skips it joins (`if c { f() }` before a
+ * return), and every copy in a caller with a jump table (whose targets
+ * the code does not say), is refused: -ENOENT with the reason. Calls to
+ * functions that never return (goabi/go_noreturn.h) do not fall through.
+ *
+ * The caller's body is decoded once for all its copies: keep one
+ * struct inline_ends for all the copies to look up.
+ */
+#ifndef GOTOOLS_INLINE_ENDS_H
+#define GOTOOLS_INLINE_ENDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/code_span.h"
+#include "gobin/go_binary.h"
+#include "x86/exit_sites.h"
+
+struct flow_insn;
+struct flow_edge;
+
+struct inline_ends {
+	const struct go_binary *bin;
+	const struct go_func *caller;	/* the body decoded below, or NULL */
+	struct flow_insn *insns;	/* by address */
+	size_t ninsns, insns_cap;
+	struct flow_edge *edges;	/* by the address they land on */
+	size_t nedges, edges_cap;
+	bool jump_table;		/* the body jumps through a table */
+};
+
+void inline_ends__init(struct inline_ends *e, const struct go_binary *bin);
+
+/*
+ * The ends of the inlined copy that starts at ENTRY and whose code is the
+ * NCODE spans of CODE (sorted and merged: code_spans__merge()), in the
+ * body of the function at CALLER, into a malloc()ed *ENDS of *N, by
+ * address: EXIT_RET and EXIT_TAIL_JMP at a RET or tail JMP of the copy,
+ * EXIT_INLINE_END at a landing. Returns 0 (*N = 0: the copy never ends,
+ * it panics), -ENOENT with a reason when its ends cannot be told (see
+ * above), or another negative errno with a reason (the caller's code
+ * cannot be read or decoded, out of memory).
+ */
+int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
+		      const struct code_span *code, size_t ncode,
+		      struct exit_site **ends, size_t *n);
+
+void inline_ends__free(struct inline_ends *e);
+
+#endif
