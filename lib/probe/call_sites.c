@@ -45,18 +45,13 @@ static enum call_g find_g(const struct go_binary *bin,
 	return CALL_G_TLS;
 }
 
-static int find_exits(const struct go_binary *bin, const struct go_func *fn,
-		      const struct func_probe *p, struct call_sites *cs)
+/* EXITS[N] (freed here) into CS, with their file offsets. */
+static int set_exits(const struct go_binary *bin, const char *name,
+		     struct exit_site *exits, size_t n, struct call_sites *cs)
 {
-	const char *name = p->name;
-	struct exit_site *exits = NULL;
-	size_t n = 0, i;
-	int err;
+	size_t i;
+	int err = 0;
 
-	/* not again what the counting site's choice decoded */
-	err = exit_sites__find_known(bin, fn, &p->site, &exits, &n);
-	if (err)
-		return err;
 	if (n) {
 		cs->exits = calloc(n, sizeof(*cs->exits));
 		if (!cs->exits) {
@@ -79,6 +74,20 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 	cs->nexits = err ? 0 : n;
 	free(exits);
 	return err;
+}
+
+static int find_exits(const struct go_binary *bin, const struct go_func *fn,
+		      const struct func_probe *p, struct call_sites *cs)
+{
+	struct exit_site *exits = NULL;
+	size_t n = 0;
+	int err;
+
+	/* not again what the counting site's choice decoded */
+	err = exit_sites__find_known(bin, fn, &p->site, &exits, &n);
+	if (err)
+		return err;
+	return set_exits(bin, p->name, exits, n, cs);
 }
 
 int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
@@ -106,6 +115,38 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 	if ((want & CALL_SITES_EXITS) && !out->nexits)
 		return left_out__add(lo, LEFT_OUT_NO_RETURN,
 				     "%s: no return instruction", p->name) ?: 1;
+	return 0;
+}
+
+int call_sites__find_inlined(const struct go_binary *bin,
+			     const struct func_probe *p, struct inline_ends *e,
+			     struct left_out *lo, struct call_sites *out)
+{
+	struct exit_site *ends = NULL;
+	size_t n = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!p->inlined)
+		return gt_error(-EINVAL, "%s: not an inlined copy", p->name);
+	out->g = bin->is_gccgo ? CALL_G_NONE : CALL_G_TLS;
+	out->entry = p->site;
+	out->entry_offset = p->offset;
+	err = inline_ends__find(e, p->func_addr, p->site.addr, p->code,
+				p->ncode, &ends, &n);
+	if (!err)
+		err = set_exits(bin, p->name, ends, n, out);
+	if (!lo)
+		return err;
+	if (err == -ENOENT)
+		return left_out__add(lo, LEFT_OUT_INLINED_END, "%s [inlined]: %s",
+				     p->name, gt_last_error()) ?: 1;
+	if (err)
+		return left_out__code_error(lo, err) ?: 1;
+	if (!out->nexits)
+		return left_out__add(lo, LEFT_OUT_NO_RETURN,
+				     "%s [inlined] at 0x%llx: it never ends",
+				     p->name, (unsigned long long)p->site.addr) ?: 1;
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include "probe/func_probes.h"
 #include "probe/left_out.h"
 #include "x86/exit_sites.h"
+#include "x86/inline_ends.h"
 #include "x86/probe_site.h"
 
 enum call_g {
@@ -72,6 +73,19 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 		     unsigned int want, struct left_out *lo,
 		     struct call_sites *out);
 void call_sites__free(struct call_sites *cs);
+
+/*
+ * The ends of P, an inlined copy (x86/inline_ends.h; E decodes each
+ * caller once for all its copies), as OUT's exits, of kind
+ * EXIT_INLINE_END where the copy's code is left, EXIT_RET or
+ * EXIT_TAIL_JMP where it ends its caller too; its entry, P's site; g from
+ * TLS (the copy's code is its caller's, whatever its ABI), none in gccgo.
+ * Returns as call_sites__find(): with LO, a copy whose ends cannot be
+ * told, or that never ends, is recorded there and 1 returned.
+ */
+int call_sites__find_inlined(const struct go_binary *bin,
+			     const struct func_probe *p, struct inline_ends *e,
+			     struct left_out *lo, struct call_sites *out);
 
 /* The cookie flag (bpf/cookie.h) that tells BPF where g is at the sites
  * of CS: COOKIE_G_IN_R14, or 0 (TLS; for gccgo, unused). */

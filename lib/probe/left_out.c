@@ -74,6 +74,9 @@ void left_out__print(const struct left_out *lo, FILE *f, const char *tool,
 		[LEFT_OUT_INLINED_FILTER] = {
 			"inlined copy whose arguments a filter cannot test",
 			"inlined copies whose arguments a filter cannot test" },
+		[LEFT_OUT_INLINED_END] = {
+			"inlined copy whose ends cannot be found",
+			"inlined copies whose ends cannot be found" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -4,7 +4,8 @@
  * cannot be traced never stops the others: a call site whose instruction
  * the kernel refuses to probe, a function whose inline tree Go's own
  * runtime could not walk, one whose code cannot be read or decoded, one
- * that never returns (for the tools that need its returns). The tool
+ * that never returns (for the tools that need its returns), an inlined
+ * copy whose ends cannot be told (x86/inline_ends.h). The tool
  * prints one summary line on stderr; -v lists each with its reason.
  */
 #ifndef GOTOOLS_LEFT_OUT_H
@@ -21,6 +22,7 @@ enum left_out_why {
 	LEFT_OUT_CODE,		/* its code cannot be read or decoded */
 	LEFT_OUT_NO_RETURN,	/* it never returns */
 	LEFT_OUT_INLINED_FILTER, /* an inlined copy a filter cannot test */
+	LEFT_OUT_INLINED_END,	/* an inlined copy whose ends are not known */
 	LEFT_OUT_NWHY,
 };
 

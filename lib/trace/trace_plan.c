@@ -354,12 +354,18 @@ static int plan_inlined_row(struct trace_plan_set *s, const struct go_binary *bi
 	return plan_set__add_planned(s, &pl, idx);
 }
 
-/* Without DWARF's places: every value <optimized out>, no filter. */
+/*
+ * Without DWARF's places: every value <optimized out>, no filter. A bare
+ * r: probe prints each result of the signature the function has out of
+ * line (DW, or NULL), when it has one.
+ */
 static int plan_inlined_blind(struct trace_plan_set *s,
-			      const struct go_binary *bin,
+			      const struct go_binary *bin, struct go_dwarf *dw,
 			      const struct trace_probe *probe,
 			      const struct func_probe *p, size_t *idx)
 {
+	const struct go_func *fn = go_binary__func_by_name(bin, p->name);
+	struct go_dwarf_sig sig, *signature = NULL;
 	struct trace_plan plan;
 	struct trace_src *src;
 	size_t i;
@@ -369,7 +375,11 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
 				     p->name, (unsigned long long)p->site.addr) ?: 1;
-	err = plan_set__add_row(s, bin, p->name, probe, NULL, NULL, idx);
+	if (probe->bare && probe->ret && dw && fn &&
+	    !go_dwarf__func_sig(dw, fn->addr, &sig))
+		signature = &sig;
+	gt_error_clear();
+	err = plan_set__add_row(s, bin, p->name, probe, signature, NULL, idx);
 	if (err)
 		return err;
 	for (i = 0; i < s->rows[*idx].nconvs; i++) {
@@ -386,23 +396,68 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 	return err;
 }
 
+/* The cookie flags of a probe at ADDR in an inlined copy's code (its
+ * caller's): the frame is set up, unless pcsp says it has none there
+ * (where nothing says, no return address is read off the stack: a frame
+ * missing from -U, never a wrong one); g from TLS, the copy's code being
+ * its caller's, whatever its ABI. */
+static uint64_t inlined_flags(const struct go_binary *bin, uint64_t addr,
+			      bool emulated)
+{
+	uint64_t flags = COOKIE_COST_FLAG(emulated);
+	int32_t frame;
+
+	if (!bin->pclntab ||
+	    pclntab__frame_size_at(bin->pclntab, addr, &frame) || frame)
+		flags |= COOKIE_IN_FRAME;
+	gt_error_clear();
+	return flags;
+}
+
+/* The probes of row IDX, r: of the inlined copy P, at each of its ends
+ * (probe/call_sites.h): 1 when it is left out, into S->left_out. */
+static int add_inlined_ends(struct trace_plan_set *s,
+			    const struct go_binary *bin, struct inline_ends *e,
+			    const struct func_probe *p, size_t idx,
+			    struct uprobe_list *sites)
+{
+	const struct call_exit *x;
+	struct call_sites cs;
+	size_t i;
+	int err;
+
+	err = call_sites__find_inlined(bin, p, e, &s->left_out, &cs);
+	for (i = 0; !err && i < cs.nexits; i++) {
+		x = &cs.exits[i];
+		if (s->verbose)
+			fprintf(stderr, "probe r:%s [inlined] at 0x%llx (%s)\n",
+				p->name, (unsigned long long)x->addr,
+				exit_kind__str(x->kind));
+		err = uprobe_list__add(sites, x->offset, COOKIE_MAKE(idx, 0,
+				inlined_flags(bin, x->addr, x->emulated) |
+				(x->kind == EXIT_TAIL_JMP ? COOKIE_TAIL : 0)));
+	}
+	call_sites__free(&cs);
+	return err;
+}
+
 int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				const struct go_binary *bin,
-				struct go_dwarf *dw,
+				struct go_dwarf *dw, struct inline_ends *e,
 				const struct trace_probe *probe,
 				const struct func_probe *p,
 				struct uprobe_list *sites)
 {
-	uint64_t flags = COOKIE_COST_FLAG(p->site.emulated);
 	const struct goroutine_layout *layout;
-	int32_t frame;
 	size_t idx;
 	int err;
 
 	err = plan_set__goroutines(s, bin, &layout);
 	if (err)
 		return err;
-	err = dw ? plan_inlined_row(s, bin, dw, probe, p, &idx) : -ENOENT;
+	/* Go records no result of a copy: an r: probe's values are not read */
+	err = dw && !probe->ret ? plan_inlined_row(s, bin, dw, probe, p, &idx) :
+				  -ENOENT;
 	/* a value a filter tests is not recorded there: left out */
 	if (err == -EINVAL && probe->nterms) {
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
@@ -412,26 +467,23 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 	}
 	if (err == -ENOENT || err == -E2BIG) {
 		gt_error_clear();
-		err = plan_inlined_blind(s, bin, probe, p, &idx);
+		err = plan_inlined_blind(s, bin, dw, probe, p, &idx);
 		if (err == 1)
 			return 0;	/* left out */
 	}
 	if (err)
 		return err;
 	s->rows[idx].inlined = true;
+	if (probe->ret) {
+		err = add_inlined_ends(s, bin, e, p, idx, sites);
+		return err < 0 ? err : 0;
+	}
 	if (s->verbose)
 		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,
 			(unsigned long long)p->site.addr,
 			probe_site_kind__str(p->site.kind));
-	/* the frame of the code the copy is in is set up, unless pcsp says
-	 * it has none there (where nothing says, no return address is read
-	 * off the stack: a frame missing from -U, never a wrong one) */
-	if (!bin->pclntab ||
-	    pclntab__frame_size_at(bin->pclntab, p->site.addr, &frame) ||
-	    frame)
-		flags |= COOKIE_IN_FRAME;
-	gt_error_clear();
-	/* g from TLS: the copy's code is its caller's, whatever its ABI */
 	return uprobe_list__add(sites, p->offset,
-				COOKIE_MAKE(idx, p->site.skip_flags, flags));
+				COOKIE_MAKE(idx, p->site.skip_flags,
+					    inlined_flags(bin, p->site.addr,
+							  p->site.emulated)));
 }

@@ -65,6 +65,7 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 	/* without DWARF the format strings type the values */
 	if (go_dwarf__open(tb->bin, &tb->dw))
 		tb->dw = NULL;
+	inline_ends__init(&tb->ends, tb->bin);
 	find_placement(tb);
 	return 0;
 }
@@ -91,16 +92,10 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 		err = func_probes__find(tb->bin, tb->path, pattern, regex, &fp);
 	for (i = 0; i < fp.n && !err; i++) {
 		p = &fp.probes[i];
-		/* an inlined copy has no return of its own */
-		if (p->inlined && probe->ret) {
-			if (s->verbose)
-				fprintf(stderr, "r:%s: inlined copy at 0x%llx not traced (no return)\n",
-					p->name, (unsigned long long)p->site.addr);
-			continue;
-		}
 		if (p->inlined)
 			err = trace_plan_set__add_inlined(s, tb->bin, tb->dw,
-							  probe, p, &tb->sites);
+							  &tb->ends, probe, p,
+							  &tb->sites);
 		else
 			err = trace_plan_set__add(s, tb->bin, tb->dw, tb->td,
 						  probe, p, &tb->sites);
@@ -304,6 +299,7 @@ bool traced_binary__has_fmt_method(struct traced_binary *tb,
 void traced_binary__close(struct traced_binary *tb)
 {
 	free(tb->methods);
+	inline_ends__free(&tb->ends);
 	uprobes__detach(tb->links);
 	uprobe_list__free(&tb->sites);
 	go_typedata__close(tb->td);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "x86/inline_ends.h"
 #include "gobin/go_binary.h"
 #include "gobin/go_dict.h"
 #include "goabi/go_dwarf.h"
@@ -44,6 +45,7 @@ struct traced_binary {
 	bool owns_bin;
 	struct go_dwarf *dw;		/* NULL: no DWARF */
 	struct uprobe_list sites;	/* offsets and cookies to attach */
+	struct inline_ends ends;	/* where r: finds inlined copies' ends */
 	struct uprobes *links;		/* once attached */
 	struct go_rtypes *rtypes;	/* NULL: %T prints addresses */
 	struct go_typedata *td;		/* types from the type data, or NULL */

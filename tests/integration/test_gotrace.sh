@@ -605,6 +605,44 @@ for fix in args-go1.{15,21,27}-{default,stripped} args-go1.23-pie; do
 		"$fix" inlined -j -U 'main.stackMiddle "%d" goarg1'
 done
 
+# The ends of inlined copies (issue 23): main.callme of the count fixture
+# recurses, and Go 1.25+ inlines it into itself, so most of its 3,300 calls
+# are inlined copies, which have no RET of their own. A bare r: probe
+# must fire once per call the fixture counted itself: 3,300, at RETs and
+# at the copies' ends; a copy's result is <optimized out> (Go records
+# none), an out-of-line call's is 100 (stripped, both are <no types>:
+# nothing types the function); nothing is left out.
+callme_returns() {
+	local fix=$1 out=$TMP/callme-$1.out truth=$TMP/callme-$1.truth
+	need_file "$FIX/$fix" || return
+	rm -f "$truth"
+	if ! "$TOOL" -c "$FIX/$fix $truth" 'r:main.callme' >"$out" 2>"$out.err"; then
+		fail "r: inlined ends $fix" "gotrace failed: $(head -3 "$out.err")"
+		return
+	fi
+	local want got inlined other copy=optimized.out call=100
+	[[ $fix == *stripped ]] && copy='no.types' call='<no.types>'
+	want=$(awk '$1 == "main.callme" { print $2 }' "$truth")
+	got=$(grep -c ' main\.callme ' "$out")
+	inlined=$(grep -c " main\\.callme \\[inlined\\] => (<$copy>)\$" "$out")
+	other=$(grep ' main\.callme ' "$out" |
+		grep -vc -e "\\[inlined\\] => (<$copy>)\$" -e " main\\.callme *=> ($call)\$")
+	if [[ -z $want || $got != "$want" || $other != 0 ]] ||
+	   grep -q 'left out' "$out.err"; then
+		fail "r: inlined ends $fix" "$got returns ($inlined of inlined copies, $other unexpected) of ${want:-no} calls counted by the fixture; $(grep 'left out' "$out.err")"
+	elif [[ $fix == *go1.2[57]* && $inlined == 0 ]]; then
+		fail "r: inlined ends $fix" "no end of an inlined copy fired"
+	else
+		pass "r: inlined ends $fix: $got returns of $want calls, $inlined at inlined copies' ends"
+	fi
+}
+for v in 15 19 21 23 25 27; do
+	for form in default stripped pie cgo; do
+		callme_returns "count-go1.$v-$form"
+	done
+done
+callme_returns count-gccgo
+
 # Indexes of slices and strings, checked against the length in BPF: b[0]
 # and b[6] of sendBytes' []byte ("ping", "ping!", "x=1&y=2"), name[0] of
 # greet's string; past the length <out of range>, never memory past the

@@ -351,10 +351,12 @@ static int plan_all(struct planned *p, const char *text, bool inlined,
 {
 	struct trace_probe *probe = &p->probe;
 	struct func_probes fp = { 0 };
+	struct inline_ends ends;
 	size_t i;
 	int err;
 
 	*n = 0;
+	inline_ends__init(&ends, p->bin);
 	trace_probe__free(probe);
 	err = trace_probe__parse(text, probe);
 	if (!err)
@@ -364,11 +366,13 @@ static int plan_all(struct planned *p, const char *text, bool inlined,
 			continue;
 		(*n)++;
 		err = inlined ?
-			trace_plan_set__add_inlined(&p->set, p->bin, p->dw, probe,
-						    &fp.probes[i], &p->sites) :
+			trace_plan_set__add_inlined(&p->set, p->bin, p->dw,
+						    &ends, probe, &fp.probes[i],
+						    &p->sites) :
 			trace_plan_set__add(&p->set, p->bin, p->dw, NULL, probe,
 					    &fp.probes[i], &p->sites);
 	}
+	inline_ends__free(&ends);
 	func_probes__free(&fp);
 	return err;
 }
