@@ -331,6 +331,64 @@ static int absorb_interleaved(struct copy *c)
 	return 0;
 }
 
+/*
+ * Only the code reached from the copy's first instruction without leaving
+ * it is the copy's: gc attributes stray instructions of its caller to a
+ * copy too (a loop's reload of an argument the copy was passed, at the
+ * loop's latch), which run where no call of it is under way.
+ */
+static int keep_reached(struct copy *c)
+{
+	const struct inline_ends *e = c->e;
+	const struct flow_insn *first = insn_at(e, c->entry), *at;
+	struct code_span *spans = NULL;
+	const struct flow_edge *v;
+	size_t k, n = 0, cap = 0;
+	bool *reached, more = true;
+	int err = 0;
+
+	if (!first)
+		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx starts off its instructions",
+				e->caller->name, (unsigned long long)c->entry);
+	reached = calloc(e->ninsns, sizeof(*reached));
+	if (!reached)
+		return gt_error(-ENOMEM, "out of memory");
+	reached[first - e->insns] = true;
+	while (more) {
+		more = false;
+		for (k = 0; k < e->nedges; k++) {
+			v = &e->edges[k];
+			if (!in_copy(c, v->to) || !(at = insn_at(e, v->from)) ||
+			    !reached[at - e->insns] || !(at = insn_at(e, v->to)) ||
+			    reached[at - e->insns])
+				continue;
+			reached[at - e->insns] = more = true;
+		}
+	}
+	for (k = 0; k < e->ninsns && !err; k++) {
+		if (!reached[k])
+			continue;
+		if (n && spans[n - 1].to == e->insns[k].addr) {
+			spans[n - 1].to = e->insns[k].next;
+			continue;
+		}
+		err = gt_ensure_mem((void **)&spans, &cap, sizeof(*spans), n + 1);
+		if (!err)
+			spans[n++] = (struct code_span){ e->insns[k].addr,
+							 e->insns[k].next };
+	}
+	free(reached);
+	if (err) {
+		free(spans);
+		return err;
+	}
+	free(c->own);
+	c->own = spans;
+	c->code = spans;
+	c->ncode = n;
+	return 0;
+}
+
 static int add_end(struct copy *c, const struct flow_insn *i,
 		   enum exit_kind kind)
 {
@@ -506,6 +564,8 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
 		return gt_error(-ENOENT, "%s jumps through a table: where its inlined copies end is not known",
 				fn->name);
 	err = absorb_interleaved(&c);
+	if (!err)
+		err = keep_reached(&c);
 	if (!err)
 		err = check_ways_in(&c);
 	if (!err)
