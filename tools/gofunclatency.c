@@ -188,7 +188,7 @@ static int latency_plan__init(struct latency_plan *plan,
 	if (err)
 		return err;
 	if (plan->cp.ninlined && env.tool.verbose)
-		fprintf(stderr, "%zu inlined copies not traced (no call to time)\n",
+		fprintf(stderr, "%zu inlined copies not traced (gccgo: calls are keyed by SP, and a copy's is its caller's)\n",
 			plan->cp.ninlined);
 	/* with nothing left to time, the list says why */
 	left_out__print(&plan->cp.left_out, stderr, TOOL,

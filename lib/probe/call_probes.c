@@ -39,11 +39,47 @@ void call_probes__free(struct call_probes *cp)
 {
 	free(cp->seen);
 	free(cp->names);
+	inline_ends__free(&cp->ends);
 	name_table__free(&cp->table);
 	left_out__free(&cp->left_out);
 	uprobe_list__free(&cp->entries);
 	uprobe_list__free(&cp->exits);
 	memset(cp, 0, sizeof(*cp));
+}
+
+/* The entry probe and the exit probes CS of P into *ROW, its function's
+ * (an inlined copy's is its function's). */
+static int add_sites(struct call_probes *cp, const struct func_probe *p,
+		     const struct call_sites *cs, uint64_t flags, int *row)
+{
+	const char *what = p->inlined ? " [inlined]" : "";
+	size_t i;
+	int err;
+
+	err = name_table__index(&cp->table, p->name, 0);
+	if (err < 0)
+		return err;
+	*row = err;
+	cp->names[*row] = p->name;
+	cp->nrows = cp->table.n;
+	if (cp->verbose)
+		fprintf(stderr, "probe %s%s entry at 0x%llx (%s), %s\n",
+			p->name, what, (unsigned long long)cs->entry.addr,
+			probe_site_kind__str(cs->entry.kind), call_g__str(cs->g));
+	err = uprobe_list__add(&cp->entries, cs->entry_offset,
+			       COOKIE_MAKE(*row, cs->entry.skip_flags, flags |
+					   COOKIE_COST_FLAG(cs->entry.emulated)));
+	for (i = 0; i < cs->nexits && !err; i++) {
+		if (cp->verbose)
+			fprintf(stderr, "probe %s%s exit at 0x%llx (%s)\n",
+				p->name, what,
+				(unsigned long long)cs->exits[i].addr,
+				exit_kind__str(cs->exits[i].kind));
+		err = uprobe_list__add(&cp->exits, cs->exits[i].offset,
+				       COOKIE_MAKE(*row, 0, flags |
+					   COOKIE_COST_FLAG(cs->exits[i].emulated)));
+	}
+	return err;
 }
 
 /* The entry probe and the exit probes of one function into *ROW, or the
@@ -53,63 +89,66 @@ static int add_function(struct call_probes *cp, const struct go_binary *bin,
 			const struct func_probe *p, int *row)
 {
 	struct call_sites cs;
-	uint64_t flags;
-	size_t i;
 	int err;
 
 	*row = -1;
 	err = call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
 			       &cp->left_out, &cs);
-	if (err) {
-		err = err < 0 ? err : 0;	/* 1: left out */
-		goto out;
+	if (!err) {
+		cp->ntraced++;
+		err = add_sites(cp, p, &cs, call_sites__g_flag(&cs), row);
 	}
-	err = name_table__index(&cp->table, p->name, 0);
-	if (err < 0)
-		goto out;
-	*row = err;
-	err = 0;
-	cp->names[*row] = p->name;
-	cp->nrows = cp->table.n;
-	cp->ntraced++;
-	flags = call_sites__g_flag(&cs);
-	if (cp->verbose)
-		fprintf(stderr, "probe %s entry at 0x%llx (%s), %s\n",
-			p->name, (unsigned long long)cs.entry.addr,
-			probe_site_kind__str(cs.entry.kind), call_g__str(cs.g));
-	err = uprobe_list__add(&cp->entries, cs.entry_offset,
-			       COOKIE_MAKE(*row, cs.entry.skip_flags, flags |
-					   COOKIE_COST_FLAG(cs.entry.emulated)));
-	for (i = 0; i < cs.nexits && !err; i++) {
-		if (cp->verbose)
-			fprintf(stderr, "probe %s exit at 0x%llx (%s)\n", p->name,
-				(unsigned long long)cs.exits[i].addr,
-				exit_kind__str(cs.exits[i].kind));
-		err = uprobe_list__add(&cp->exits, cs.exits[i].offset,
-				       COOKIE_MAKE(*row, 0, flags |
-					   COOKIE_COST_FLAG(cs.exits[i].emulated)));
-	}
-out:
 	call_sites__free(&cs);
-	return err;
+	return err < 0 ? err : 0;	/* 1: left out */
+}
+
+/*
+ * The probes of P, an inlined copy, at its first instruction and at its
+ * ends (call_sites__find_inlined()), into *ROW, or the copy left out (-1).
+ * Its code is its caller's: the frame is set up there (COOKIE_IN_FRAME),
+ * and SP at its entry and ends is its caller's body's, which pairs them
+ * by stack depth as a call's entry and exit are.
+ */
+static int add_copy(struct call_probes *cp, const struct go_binary *bin,
+		    const struct func_probe *p, int *row)
+{
+	struct call_sites cs;
+	int err;
+
+	*row = -1;
+	err = call_sites__find_inlined(bin, p, &cp->ends, &cp->left_out, &cs);
+	if (!err) {
+		cp->ncopies++;
+		err = add_sites(cp, p, &cs, COOKIE_IN_FRAME, row);
+	}
+	call_sites__free(&cs);
+	return err < 0 ? err : 0;	/* 1: left out */
 }
 
 int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 		     const struct func_probes *fp, int *rows)
 {
 	size_t i;
+
+	if (cp->ends.bin != bin) {
+		inline_ends__free(&cp->ends);
+		inline_ends__init(&cp->ends, bin);
+	}
 	int err, row;
 
 	for (i = 0; i < fp->n; i++) {
 		row = -1;
-		/* an inlined copy has no return of its own */
-		if (fp->probes[i].inlined) {
+		err = 0;
+		/* gccgo's calls are keyed by SP alone: a copy's is its
+		 * caller's */
+		if (fp->probes[i].inlined && bin->is_gccgo)
 			cp->ninlined++;
-		} else if (!seen_before(cp, fp->probes[i].func_addr)) {
+		else if (fp->probes[i].inlined)
+			err = add_copy(cp, bin, &fp->probes[i], &row);
+		else if (!seen_before(cp, fp->probes[i].func_addr))
 			err = add_function(cp, bin, &fp->probes[i], &row);
-			if (err)
-				return err;
-		}
+		if (err)
+			return err;
 		if (rows)
 			rows[i] = row;
 	}

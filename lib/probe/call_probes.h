@@ -3,9 +3,11 @@
  * The probes of tools that see calls begin and end (gofunclatency,
  * gofuncgraph): each function once, as a row, with an entry probe and one
  * on each of its exits where probe/call_sites.h puts them (never a
- * uretprobe), the row's index in every cookie. Inlined copies have no
- * return of their own and are not traced; what cannot be traced is left
- * out (probe/left_out.h).
+ * uretprobe), the row's index in every cookie. An inlined copy has its
+ * function's row, an entry probe at its first instruction and one at each
+ * of its ends (call_sites__find_inlined()), except in gccgo binaries,
+ * whose calls are keyed by SP alone (a copy's SP is its caller's). What
+ * cannot be traced is left out (probe/left_out.h).
  */
 #ifndef GOTOOLS_CALL_PROBES_H
 #define GOTOOLS_CALL_PROBES_H
@@ -18,6 +20,7 @@
 #include "probe/func_probes.h"
 #include "probe/left_out.h"
 #include "probe/uprobes.h"
+#include "x86/inline_ends.h"
 
 struct call_probes {
 	const char **names;		/* by row */
@@ -25,8 +28,10 @@ struct call_probes {
 	struct name_table table;	/* names to rows */
 	struct uprobe_list entries, exits;	/* two programs */
 	struct left_out left_out;
-	size_t ninlined;		/* copies not traced */
+	size_t ninlined;		/* copies not traced (gccgo) */
 	size_t ntraced;			/* functions with probes */
+	size_t ncopies;			/* inlined copies with probes */
+	struct inline_ends ends;	/* where copies end, of one binary */
 	bool verbose;			/* say where each probe goes */
 	uint64_t *seen;			/* entries added: a set (open
 					 * addressing, 0 empty) */
@@ -40,7 +45,7 @@ int call_probes__init(struct call_probes *cp, size_t max_rows, bool verbose);
  * The probes of the functions of FP in BIN (FP must outlive CP: rows name
  * its strings). Functions of one name share a row; a function (by entry)
  * added before is not added again. ROWS, when not NULL, gets each probe's
- * row, or -1 (an inlined copy, left out, added before). Returns 0 or a
+ * row, or -1 (left out, or added before). Returns 0 or a
  * negative errno with a reason.
  */
 int call_probes__add(struct call_probes *cp, const struct go_binary *bin,

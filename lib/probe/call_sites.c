@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "gobin/pclntab.h"
 #include "probe/call_sites.h"
 #include "cookie.h"
 #include "x86/uprobe_insn.h"
@@ -118,6 +119,30 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 	return 0;
 }
 
+/* Is SP at each of the ENDS[N] of the copy P what it is at its entry,
+ * as the pcsp table says (an end at its caller's RET is not, where the
+ * caller has a frame)? -ENOENT with a reason when not; without a table
+ * (gccgo), nothing says: 0. */
+static int same_sp(const struct go_binary *bin, const struct func_probe *p,
+		   const struct exit_site *ends, size_t n)
+{
+	int32_t at_entry, at_end;
+	size_t i;
+
+	if (!bin->pclntab ||
+	    pclntab__frame_size_at(bin->pclntab, p->site.addr, &at_entry)) {
+		gt_error_clear();
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (pclntab__frame_size_at(bin->pclntab, ends[i].addr, &at_end) ||
+		    at_end != at_entry)
+			return gt_error(-ENOENT, "the inlined copy at 0x%llx ends at 0x%llx, where SP is not as at its entry",
+					(unsigned long long)p->site.addr,
+					(unsigned long long)ends[i].addr);
+	return 0;
+}
+
 int call_sites__find_inlined(const struct go_binary *bin,
 			     const struct func_probe *p, struct inline_ends *e,
 			     struct left_out *lo, struct call_sites *out)
@@ -135,6 +160,10 @@ int call_sites__find_inlined(const struct go_binary *bin,
 	err = inline_ends__find(e, p->func_addr, p->site.addr, p->code,
 				p->ncode, &ends, &n);
 	if (!err)
+		err = same_sp(bin, p, ends, n);
+	if (err)
+		free(ends);
+	else
 		err = set_exits(bin, p->name, ends, n, out);
 	if (!lo)
 		return err;

@@ -78,8 +78,11 @@ void call_sites__free(struct call_sites *cs);
  * The ends of P, an inlined copy (x86/inline_ends.h; E decodes each
  * caller once for all its copies), as OUT's exits, of kind
  * EXIT_INLINE_END where the copy's code is left, EXIT_RET or
- * EXIT_TAIL_JMP where it ends its caller too; its entry, P's site; g from
- * TLS (the copy's code is its caller's, whatever its ABI), none in gccgo.
+ * EXIT_TAIL_JMP where it ends its caller too, each where SP is as at the
+ * copy's entry (the pcsp table says; an end where it is not leaves the
+ * copy out), so that entry and end pair by stack depth as a call's do;
+ * its entry, P's site; g from TLS (the copy's code is its caller's,
+ * whatever its ABI), none in gccgo.
  * Returns as call_sites__find(): with LO, a copy whose ends cannot be
  * told, or that never ends, is recorded there and 1 returned.
  */
