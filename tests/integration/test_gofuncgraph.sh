@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofuncgraph
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
-FUNCS='^main\.(root|a|b|c|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
+FUNCS='^main\.(root|a|b|c|inl|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
 
 if [[ ! -x $TOOL ]]; then
 	fail "gofuncgraph" "$TOOL does not exist (run make)"
