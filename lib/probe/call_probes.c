@@ -23,7 +23,8 @@ int call_probes__init(struct call_probes *cp, size_t max_rows, bool verbose)
 	return name_table__init(&cp->table, max_rows);
 }
 
-/* Was the function at ENTRY added before? Marks it added. */
+/* Was the function at ENTRY added before? Marks it added. (An inlined
+ * copy's key is copy_key().) */
 static bool seen_before(struct call_probes *cp, uint64_t entry)
 {
 	size_t i = (entry >> 4) * 0x9e3779b97f4a7c15ULL & (cp->seen_cap - 1);
@@ -33,6 +34,20 @@ static bool seen_before(struct call_probes *cp, uint64_t entry)
 			return true;
 	cp->seen[i] = entry;
 	return false;
+}
+
+/* The key of the inlined copy P among those added: its first instruction
+ * and its function's name (copies nested in each other may start at one
+ * address), hashed (FNV-1a) with the top bit set, apart from the entries
+ * of functions (user addresses are below 2^63). */
+static uint64_t copy_key(const struct func_probe *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ p->site.addr;
+	const char *c;
+
+	for (c = p->name; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
+	return h | 1ULL << 63;
 }
 
 void call_probes__free(struct call_probes *cp)
@@ -128,31 +143,32 @@ static int add_copy(struct call_probes *cp, const struct go_binary *bin,
 int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 		     const struct func_probes *fp, int *rows)
 {
-	size_t i;
+	const struct func_probe *p;
+	size_t *order, k, i;
+	int err, row;
 
 	if (cp->ends.bin != bin) {
 		inline_ends__free(&cp->ends);
 		inline_ends__init(&cp->ends, bin);
 	}
-	int err, row;
-
-	for (i = 0; i < fp->n; i++) {
+	err = func_probes__order_by_caller(fp, &order);
+	for (k = 0; k < fp->n && !err; k++) {
+		i = order[k];
+		p = &fp->probes[i];
 		row = -1;
-		err = 0;
 		/* gccgo's calls are keyed by SP alone: a copy's is its
 		 * caller's */
-		if (fp->probes[i].inlined && bin->is_gccgo)
+		if (p->inlined && bin->is_gccgo)
 			cp->ninlined++;
-		else if (fp->probes[i].inlined)
-			err = add_copy(cp, bin, &fp->probes[i], &row);
-		else if (!seen_before(cp, fp->probes[i].func_addr))
-			err = add_function(cp, bin, &fp->probes[i], &row);
-		if (err)
-			return err;
+		else if (p->inlined && !seen_before(cp, copy_key(p)))
+			err = add_copy(cp, bin, p, &row);
+		else if (!seen_before(cp, p->func_addr))
+			err = add_function(cp, bin, p, &row);
 		if (rows)
 			rows[i] = row;
 	}
-	return left_out__add_probes(&cp->left_out, fp);
+	free(order);
+	return err ?: left_out__add_probes(&cp->left_out, fp);
 }
 
 int call_probes__attach(const struct call_probes *cp, struct bpf_program *entry,

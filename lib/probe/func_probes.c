@@ -290,6 +290,38 @@ int func_probes__find(const struct go_binary *bin, const char *path,
 	return 0;
 }
 
+/* Functions first, then copies by caller and address; FP's probes. */
+static int cmp_by_caller(const void *a, const void *b, void *fp)
+{
+	const struct func_probes *ordered = fp;
+	const struct func_probe *x = &ordered->probes[*(const size_t *)a];
+	const struct func_probe *y = &ordered->probes[*(const size_t *)b];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (x->inlined != y->inlined)
+		return x->inlined - y->inlined;
+	if (!x->inlined)
+		return (i > j) - (i < j);
+	if (x->func_addr != y->func_addr)
+		return x->func_addr < y->func_addr ? -1 : 1;
+	if (x->site.addr != y->site.addr)
+		return x->site.addr < y->site.addr ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+int func_probes__order_by_caller(const struct func_probes *fp, size_t **order)
+{
+	size_t i;
+
+	*order = malloc((fp->n ? fp->n : 1) * sizeof(**order));
+	if (!*order)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < fp->n; i++)
+		(*order)[i] = i;
+	qsort_r(*order, fp->n, sizeof(**order), cmp_by_caller, (void *)fp);
+	return 0;
+}
+
 void func_probes__free(struct func_probes *fp)
 {
 	size_t i;

@@ -66,6 +66,14 @@ int func_probes__collect(const struct go_binary *bin, const char *pattern,
 int func_probes__find(const struct go_binary *bin, const char *path,
 		      const char *pattern, bool regex, struct func_probes *out);
 
+/*
+ * The indexes of FP's probes in the order to plan them: its functions as
+ * they are, then its inlined copies by the function they are in, so that
+ * each caller is decoded once for all its copies (x86/inline_ends.h);
+ * into a malloc()ed *ORDER of FP->n. Returns 0 or -ENOMEM.
+ */
+int func_probes__order_by_caller(const struct func_probes *fp, size_t **order);
+
 void func_probes__free(struct func_probes *fp);
 
 #endif

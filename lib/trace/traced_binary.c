@@ -77,7 +77,7 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 {
 	struct func_probes fp = { 0 };
 	const struct func_probe *p;
-	size_t i;
+	size_t i, *order = NULL;
 	int err = 0;
 
 	/* conversions need the type data; without DWARF, methods are typed
@@ -90,8 +90,10 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 		gt_error_clear();
 	if (!err)
 		err = func_probes__find(tb->bin, tb->path, pattern, regex, &fp);
+	if (!err)
+		err = func_probes__order_by_caller(&fp, &order);
 	for (i = 0; i < fp.n && !err; i++) {
-		p = &fp.probes[i];
+		p = &fp.probes[order[i]];
 		if (p->inlined)
 			err = trace_plan_set__add_inlined(s, tb->bin, tb->dw,
 							  &tb->ends, probe, p,
@@ -102,6 +104,7 @@ int traced_binary__plan_probe(struct traced_binary *tb,
 	}
 	if (!err)
 		err = left_out__add_probes(&s->left_out, &fp);
+	free(order);
 	func_probes__free(&fp);
 	return err;
 }

@@ -27,6 +27,8 @@ struct flow_insn {
 	uint64_t addr;
 	uint64_t next;		/* the address after it */
 	uint64_t target;	/* of a JMP inside the body */
+	uint32_t succ;		/* its first edge in the edges by source */
+	uint8_t nsucc;		/* and how many */
 	int8_t exit;		/* enum exit_kind when it leaves, else -1 */
 	bool plain;		/* only falls through */
 	bool jmp;		/* a direct JMP inside the body */
@@ -48,6 +50,8 @@ void inline_ends__free(struct inline_ends *e)
 {
 	free(e->insns);
 	free(e->edges);
+	free(e->preds);
+	free(e->marks);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -131,6 +135,13 @@ static int cmp_edges(const void *a, const void *b)
 	return (x->from > y->from) - (x->from < y->from);
 }
 
+static int cmp_indexes(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Sweep the body of FN, up to its int3 padding, into E. */
 static int decode_body(struct inline_ends *e, const struct go_func *fn)
 {
@@ -174,22 +185,33 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 		i = &e->insns[e->ninsns++];
 		*i = (struct flow_insn){
 			.addr = ci->address, .next = ci->address + ci->size,
-			.exit = -1,
+			.succ = (uint32_t)e->nedges, .exit = -1,
 			.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
 		};
 		err = follow(e, ci, fn->addr, len, i);
+		i->nsucc = (uint8_t)(e->nedges - i->succ);
 	}
 	cs_free(ci, 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&e->preds, &e->preds_cap,
+				    sizeof(*e->preds), e->nedges + 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&e->marks, &e->marks_cap,
+				    sizeof(*e->marks), e->ninsns + 1);
 	if (err)
 		return err;
+	/* the edges by source, as decoded; a copy of them by target */
+	memcpy(e->preds, e->edges, e->nedges * sizeof(*e->preds));
 	if (e->nedges)
-		qsort(e->edges, e->nedges, sizeof(*e->edges), cmp_edges);
+		qsort(e->preds, e->nedges, sizeof(*e->preds), cmp_edges);
+	memset(e->marks, 0, e->ninsns * sizeof(*e->marks));
+	e->epoch = 0;
 	e->caller = fn;
 	return 0;
 }
 
-static const struct flow_insn *insn_at(const struct inline_ends *e,
-				       uint64_t addr)
+/* The index of the first instruction at or after ADDR. */
+static size_t insn_from(const struct inline_ends *e, uint64_t addr)
 {
 	size_t lo = 0, hi = e->ninsns;
 
@@ -201,7 +223,22 @@ static const struct flow_insn *insn_at(const struct inline_ends *e,
 		else
 			hi = mid;
 	}
-	return lo < e->ninsns && e->insns[lo].addr == addr ? &e->insns[lo] : NULL;
+	return lo;
+}
+
+static const struct flow_insn *insn_at(const struct inline_ends *e,
+				       uint64_t addr)
+{
+	size_t k = insn_from(e, addr);
+
+	return k < e->ninsns && e->insns[k].addr == addr ? &e->insns[k] : NULL;
+}
+
+/* The edges out of I. */
+static const struct flow_edge *edges_from(const struct inline_ends *e,
+					  const struct flow_insn *i)
+{
+	return &e->edges[i->succ];
 }
 
 /* The edges that land on TO: *N of them from the returned one. */
@@ -213,20 +250,20 @@ static const struct flow_edge *edges_to(const struct inline_ends *e,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (e->edges[mid].to < to)
+		if (e->preds[mid].to < to)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (end = lo; end < e->nedges && e->edges[end].to == to; end++)
+	for (end = lo; end < e->nedges && e->preds[end].to == to; end++)
 		;
 	*n = end - lo;
-	return &e->edges[lo];
+	return &e->preds[lo];
 }
 
 /* The copy being looked up, and the JMPs its ways out pass through. */
 struct copy {
-	const struct inline_ends *e;
+	struct inline_ends *e;
 	uint64_t entry;
 	const struct code_span *code;
 	size_t ncode;
@@ -301,31 +338,44 @@ static bool interleaved(const struct copy *c, size_t k, size_t j)
 static int absorb_interleaved(struct copy *c)
 {
 	const struct inline_ends *e = c->e;
-	const struct flow_insn *v = e->insns;
-	size_t k, j, n = c->ncode, cap = 0;
+	const struct flow_insn *v = e->insns, *at;
+	const struct flow_edge *out;
+	size_t s, i, k, j, n = c->ncode, cap = 0, ncode = c->ncode;
+	uint8_t o;
 	int err;
 
 	err = gt_ensure_mem((void **)&c->own, &cap, sizeof(*c->own), n + 1);
 	if (err)
 		return err;
 	memcpy(c->own, c->code, n * sizeof(*c->own));
-	for (k = 0; k < e->ninsns; k++) {
-		if (in_copy(c, v[k].addr) || !v[k].plain)
-			continue;
-		for (j = k + 1; j < e->ninsns && j - k < MAX_INTERLEAVED &&
-		     !in_copy(c, v[j].addr) && v[j].plain &&
-		     v[j].addr == v[j - 1].next &&
-		     only_from(e, v[j].addr, v[j - 1].addr); j++)
-			;
-		if (!interleaved(c, k, j))
-			continue;
-		err = gt_ensure_mem((void **)&c->own, &cap, sizeof(*c->own),
-				    n + 1);
-		if (err)
-			return err;
-		c->own[n++] = (struct code_span){ v[k].addr, v[j].addr };
-		k = j;
+	for (s = 0; s < ncode && !err; s++) {
+		for (i = insn_from(e, c->code[s].from);
+		     i < e->ninsns && v[i].addr < c->code[s].to && !err; i++) {
+			out = edges_from(e, &v[i]);
+			for (o = 0; o < v[i].nsucc && !err; o++) {
+				/* a run the copy leads to */
+				if (in_copy(c, out[o].to) ||
+				    !(at = insn_at(e, out[o].to)) || !at->plain)
+					continue;
+				k = (size_t)(at - v);
+				for (j = k + 1; j < e->ninsns &&
+				     j - k < MAX_INTERLEAVED &&
+				     !in_copy(c, v[j].addr) && v[j].plain &&
+				     v[j].addr == v[j - 1].next &&
+				     only_from(e, v[j].addr, v[j - 1].addr); j++)
+					;
+				if (!interleaved(c, k, j))
+					continue;
+				err = gt_ensure_mem((void **)&c->own, &cap,
+						    sizeof(*c->own), n + 1);
+				if (!err)
+					c->own[n++] = (struct code_span){
+						v[k].addr, v[j].addr };
+			}
+		}
 	}
+	if (err)
+		return err;
 	c->ncode = code_spans__merge(c->own, n);
 	c->code = c->own;
 	return 0;
@@ -339,45 +389,58 @@ static int absorb_interleaved(struct copy *c)
  */
 static int keep_reached(struct copy *c)
 {
-	const struct inline_ends *e = c->e;
+	struct inline_ends *e = c->e;
 	const struct flow_insn *first = insn_at(e, c->entry), *at;
 	struct code_span *spans = NULL;
-	const struct flow_edge *v;
-	size_t k, n = 0, cap = 0;
-	bool *reached, more = true;
+	const struct flow_edge *out;
+	size_t *todo = NULL, ntodo = 0, todo_cap = 0, *seen = NULL;
+	size_t nseen = 0, seen_cap = 0, k, n = 0, cap = 0;
+	uint8_t j;
 	int err = 0;
 
 	if (!first)
 		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx starts off its instructions",
 				e->caller->name, (unsigned long long)c->entry);
-	reached = calloc(e->ninsns, sizeof(*reached));
-	if (!reached)
-		return gt_error(-ENOMEM, "out of memory");
-	reached[first - e->insns] = true;
-	while (more) {
-		more = false;
-		for (k = 0; k < e->nedges; k++) {
-			v = &e->edges[k];
-			if (!in_copy(c, v->to) || !(at = insn_at(e, v->from)) ||
-			    !reached[at - e->insns] || !(at = insn_at(e, v->to)) ||
-			    reached[at - e->insns])
+	e->epoch++;
+	err = gt_ensure_mem((void **)&todo, &todo_cap, sizeof(*todo), 1);
+	if (!err) {
+		todo[ntodo++] = (size_t)(first - e->insns);
+		e->marks[todo[0]] = e->epoch;
+	}
+	while (!err && ntodo) {
+		k = todo[--ntodo];
+		err = gt_ensure_mem((void **)&seen, &seen_cap, sizeof(*seen),
+				    nseen + 1);
+		if (err)
+			break;
+		seen[nseen++] = k;
+		out = edges_from(e, &e->insns[k]);
+		for (j = 0; j < e->insns[k].nsucc && !err; j++) {
+			if (!in_copy(c, out[j].to) || !(at = insn_at(e, out[j].to)) ||
+			    e->marks[at - e->insns] == e->epoch)
 				continue;
-			reached[at - e->insns] = more = true;
+			e->marks[at - e->insns] = e->epoch;
+			err = gt_ensure_mem((void **)&todo, &todo_cap,
+					    sizeof(*todo), ntodo + 1);
+			if (!err)
+				todo[ntodo++] = (size_t)(at - e->insns);
 		}
 	}
-	for (k = 0; k < e->ninsns && !err; k++) {
-		if (!reached[k])
-			continue;
-		if (n && spans[n - 1].to == e->insns[k].addr) {
-			spans[n - 1].to = e->insns[k].next;
+	free(todo);
+	if (!err && nseen)
+		qsort(seen, nseen, sizeof(*seen), cmp_indexes);
+	for (k = 0; k < nseen && !err; k++) {
+		const struct flow_insn *i = &e->insns[seen[k]];
+
+		if (n && spans[n - 1].to == i->addr) {
+			spans[n - 1].to = i->next;
 			continue;
 		}
 		err = gt_ensure_mem((void **)&spans, &cap, sizeof(*spans), n + 1);
 		if (!err)
-			spans[n++] = (struct code_span){ e->insns[k].addr,
-							 e->insns[k].next };
+			spans[n++] = (struct code_span){ i->addr, i->next };
 	}
-	free(reached);
+	free(seen);
 	if (err) {
 		free(spans);
 		return err;
@@ -465,22 +528,34 @@ static bool only_from_ways_out(struct copy *c, uint64_t addr)
  * none from inside it back there? */
 static int check_ways_in(const struct copy *c)
 {
-	const struct go_func *fn = c->e->caller;
+	const struct inline_ends *e = c->e;
+	const struct go_func *fn = e->caller;
 	const struct flow_edge *v;
-	size_t i;
+	size_t s, lo, hi;
 
-	for (i = 0; i < c->e->nedges; i++) {
-		v = &c->e->edges[i];
-		if (!in_copy(c, v->to) || in_copy(c, v->from) == (v->to != c->entry))
-			continue;
-		if (v->to == c->entry)
-			return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx jumps back to its first instruction (from 0x%llx)",
+	for (s = 0; s < c->ncode; s++) {
+		/* the edges into the span, by target */
+		for (lo = 0, hi = e->nedges; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (e->preds[mid].to < c->code[s].from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < e->nedges && e->preds[lo].to < c->code[s].to; lo++) {
+			v = &e->preds[lo];
+			if (in_copy(c, v->from) == (v->to != c->entry))
+				continue;
+			if (v->to == c->entry)
+				return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx jumps back to its first instruction (from 0x%llx)",
+						fn->name, (unsigned long long)c->entry,
+						(unsigned long long)v->from);
+			return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx is entered at 0x%llx (from 0x%llx)",
 					fn->name, (unsigned long long)c->entry,
+					(unsigned long long)v->to,
 					(unsigned long long)v->from);
-		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx is entered at 0x%llx (from 0x%llx)",
-				fn->name, (unsigned long long)c->entry,
-				(unsigned long long)v->to,
-				(unsigned long long)v->from);
+		}
 	}
 	return 0;
 }
@@ -498,18 +573,22 @@ static int find_ends(struct copy *c)
 	const struct inline_ends *e = c->e;
 	const struct flow_edge *v;
 	const struct flow_insn *i;
-	size_t k, n;
+	size_t s, k, n;
+	uint8_t j;
 	int err = 0;
 
-	for (k = 0; k < e->ninsns && !err; k++) {
-		i = &e->insns[k];
-		if (i->exit >= 0 && in_copy(c, i->addr))
-			err = add_end(c, i, (enum exit_kind)i->exit);
-	}
-	for (k = 0; k < e->nedges && !err; k++) {
-		v = &e->edges[k];
-		if (in_copy(c, v->from) && !in_copy(c, v->to))
-			err = add_landing(c, v->to);
+	for (s = 0; s < c->ncode && !err; s++) {
+		for (k = insn_from(e, c->code[s].from);
+		     k < e->ninsns && e->insns[k].addr < c->code[s].to && !err;
+		     k++) {
+			i = &e->insns[k];
+			if (i->exit >= 0)
+				err = add_end(c, i, (enum exit_kind)i->exit);
+			v = edges_from(e, i);
+			for (j = 0; j < i->nsucc && !err; j++)
+				if (!in_copy(c, v[j].to))
+					err = add_landing(c, v[j].to);
+		}
 	}
 	/* every landing where nothing but the copy's ways out come; those
 	 * passed on the way to another are not ends */

@@ -46,8 +46,14 @@ struct inline_ends {
 	const struct go_func *caller;	/* the body decoded below, or NULL */
 	struct flow_insn *insns;	/* by address */
 	size_t ninsns, insns_cap;
-	struct flow_edge *edges;	/* by the address they land on */
+	struct flow_edge *edges;	/* by source: each instruction's */
 	size_t nedges, edges_cap;
+	struct flow_edge *preds;	/* the same, by target */
+	size_t preds_cap;
+	uint32_t *marks;		/* by instruction: reached in the
+					 * look-up of this epoch */
+	size_t marks_cap;
+	uint32_t epoch;
 	bool jump_table;		/* the body jumps through a table */
 };
 

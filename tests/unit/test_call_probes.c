@@ -3,7 +3,8 @@
  * call_probes: what gofunclatency and gofuncgraph attach. On real fixtures:
  * every function matched gets a row, an entry probe and its exits (those
  * call_sites finds, with the row in every cookie), or is left out with a
- * reason; inlined copies get no row; a name keeps one row; a function
+ * reason; so does every inlined copy, in its function's row, at its first
+ * instruction and its ends; a name keeps one row; a function or copy
  * added twice is probed once. Go 1.19's runtime.gcWriteBarrierR8, whose
  * entry the kernel would run wrongly, is left out as the kernel's.
  */
@@ -34,32 +35,36 @@ static void check_rows(const struct go_binary *bin, const struct func_probes *fp
 		       const struct call_probes *cp, const int *rows)
 {
 	size_t i, j, nexits = 0, traced = 0, inlined = 0;
+	struct inline_ends ends;
 	struct call_sites cs;
 
+	inline_ends__init(&ends, bin);
 	for (i = 0; i < fp->n; i++) {
 		const struct func_probe *p = &fp->probes[i];
 
-		if (p->inlined) {
-			CHECK_EQ_INT(rows[i], -1);
-			inlined++;
-			continue;
-		}
 		if (rows[i] < 0)	/* left out, or added before */
 			continue;
-		traced++;
 		CHECK(rows[i] < (int)cp->nrows);
 		CHECK_EQ_STR(cp->names[rows[i]], p->name);
-		CHECK_EQ_INT(call_sites__find(bin, p, CALL_SITES_ENTRY | CALL_SITES_EXITS,
-					      NULL, &cs), 0);
+		if (p->inlined) {
+			inlined++;
+			CHECK_EQ_INT(call_sites__find_inlined(bin, p, &ends, NULL,
+							      &cs), 0);
+		} else {
+			traced++;
+			CHECK_EQ_INT(call_sites__find(bin, p, CALL_SITES_ENTRY |
+						      CALL_SITES_EXITS, NULL, &cs), 0);
+		}
 		CHECK(holds(&cp->entries, cs.entry_offset, rows[i]));
 		for (j = 0; j < cs.nexits; j++)
 			CHECK(holds(&cp->exits, cs.exits[j].offset, rows[i]));
 		nexits += cs.nexits;
 		call_sites__free(&cs);
 	}
+	inline_ends__free(&ends);
 	CHECK_EQ_INT(traced, cp->ntraced);
-	CHECK_EQ_INT(inlined, cp->ninlined);
-	CHECK_EQ_INT(cp->entries.n, cp->ntraced);
+	CHECK_EQ_INT(inlined, cp->ncopies);
+	CHECK_EQ_INT(cp->entries.n, cp->ntraced + cp->ncopies);
 	CHECK_EQ_INT(cp->exits.n, nexits);
 }
 
@@ -70,7 +75,7 @@ TEST(whole_binary)
 	struct go_binary *bin = go_fixture__open("count-go1.27-default", false);
 	struct func_probes fp = { 0 };
 	struct call_probes cp;
-	size_t i, left = 0, nfuncs = 0, entries, exits;
+	size_t i, left = 0, entries, exits;
 	int *rows;
 
 	if (!bin) {
@@ -84,11 +89,10 @@ TEST(whole_binary)
 	check_rows(bin, &fp, &cp, rows);
 	for (i = 0; i < LEFT_OUT_NWHY; i++)
 		left += cp.left_out.count[i];
-	for (i = 0; i < fp.n; i++)
-		nfuncs += !fp.probes[i].inlined;
-	/* a function is traced or left out: nothing else */
-	CHECK_EQ_INT(cp.ntraced + left - fp.nrefused - cp.left_out.count[LEFT_OUT_INLINE_TREE],
-		     nfuncs);
+	/* a function or copy is traced or left out: nothing else */
+	CHECK_EQ_INT(cp.ntraced + cp.ncopies + left - fp.nrefused -
+		     cp.left_out.count[LEFT_OUT_INLINE_TREE], fp.n);
+	CHECK(cp.ncopies > 1000);
 	CHECK(cp.ntraced > 1000);
 	CHECK(cp.left_out.count[LEFT_OUT_NO_RETURN] > 0);	/* runtime.throw... */
 	/* the same functions again: nothing more */
