@@ -6,6 +6,7 @@
  * are then read off the edges that leave its spans.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <capstone/capstone.h>
@@ -210,20 +211,31 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 	return 0;
 }
 
-/* The index of the first instruction at or after ADDR. */
-static size_t insn_from(const struct inline_ends *e, uint64_t addr)
+/* The index of the first of the N elements of SIZE bytes at V, sorted by
+ * the address at KEY_AT in each, whose address is KEY or more. */
+static size_t lower_bound(const void *v, size_t n, size_t size,
+			  size_t key_at, uint64_t key)
 {
-	size_t lo = 0, hi = e->ninsns;
+	size_t lo = 0, hi = n;
+	uint64_t at;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (e->insns[mid].addr < addr)
+		memcpy(&at, (const char *)v + mid * size + key_at, sizeof(at));
+		if (at < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The index of the first instruction at or after ADDR. */
+static size_t insn_from(const struct inline_ends *e, uint64_t addr)
+{
+	return lower_bound(e->insns, e->ninsns, sizeof(*e->insns),
+			   offsetof(struct flow_insn, addr), addr);
 }
 
 static const struct flow_insn *insn_at(const struct inline_ends *e,
@@ -241,20 +253,19 @@ static const struct flow_edge *edges_from(const struct inline_ends *e,
 	return &e->edges[i->succ];
 }
 
+/* The index of the first edge by target that lands at or after TO. */
+static size_t preds_from(const struct inline_ends *e, uint64_t to)
+{
+	return lower_bound(e->preds, e->nedges, sizeof(*e->preds),
+			   offsetof(struct flow_edge, to), to);
+}
+
 /* The edges that land on TO: *N of them from the returned one. */
 static const struct flow_edge *edges_to(const struct inline_ends *e,
 					uint64_t to, size_t *n)
 {
-	size_t lo = 0, hi = e->nedges, end;
+	size_t lo = preds_from(e, to), end;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->preds[mid].to < to)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (end = lo; end < e->nedges && e->preds[end].to == to; end++)
 		;
 	*n = end - lo;
@@ -531,19 +542,12 @@ static int check_ways_in(const struct copy *c)
 	const struct inline_ends *e = c->e;
 	const struct go_func *fn = e->caller;
 	const struct flow_edge *v;
-	size_t s, lo, hi;
+	size_t s, lo;
 
 	for (s = 0; s < c->ncode; s++) {
 		/* the edges into the span, by target */
-		for (lo = 0, hi = e->nedges; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (e->preds[mid].to < c->code[s].from)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < e->nedges && e->preds[lo].to < c->code[s].to; lo++) {
+		for (lo = preds_from(e, c->code[s].from);
+		     lo < e->nedges && e->preds[lo].to < c->code[s].to; lo++) {
 			v = &e->preds[lo];
 			if (in_copy(c, v->from) == (v->to != c->entry))
 				continue;

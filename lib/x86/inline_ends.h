@@ -17,7 +17,10 @@
  * also reach: the way passes through it, the join is the end). A run of
  * the caller's plain instructions that gc's scheduler put between two of
  * the copy's, which only the copy falls into and which falls back into
- * it, is taken as the copy's code. A copy entered anywhere but its first
+ * it, is taken as the copy's code; only what is reached from the copy's
+ * first instruction within its code is the copy's (gc attributes stray
+ * instructions of the caller to a copy too, such as a loop latch's reload
+ * of an argument the copy was passed). A copy entered anywhere but its first
  * instruction, or whose code jumps back to that instruction (a loop whose
  * header is the copy: its entry probe would fire each round), whose end
  * is also where code that skips it joins (`if c { f() }` before a

@@ -147,124 +147,148 @@ static bool ends_agree(const struct go_binary *bin,
 	return true;
 }
 
-/* The copies of PATTERN in FIXTURE: how many, how many with ends found;
- * each checked against objdump. */
-static bool check_copies(const char *fixture, const char *pattern,
-			 size_t *ncopies, size_t *nfound)
+/* Called with each inlined copy P of a pattern in BIN, the result ERR of
+ * looking its ends up, and those ENDS[N] (freed by the caller); false
+ * stops the walk and fails it. */
+typedef bool (*copy_fn)(void *ctx, const struct go_binary *bin,
+			const struct func_probe *p, int err,
+			const struct exit_site *ends, size_t n);
+
+/* Look up the ends of every copy of PATTERN in FIXTURE, in the order the
+ * tools plan them (by caller), and hand each to FN. */
+static bool each_copy(const char *fixture, const char *pattern, copy_fn fn,
+		      void *ctx)
 {
 	struct go_binary *bin = go_fixture__open(fixture, false);
-	struct objdump_listing l;
+	struct exit_site *ends;
 	struct func_probes fp;
 	struct inline_ends e;
-	struct exit_site *ends;
-	size_t i, n;
+	size_t *order = NULL, i, n;
 	bool ok = true;
 	int err;
 
-	*ncopies = *nfound = 0;
 	if (!bin)
 		return false;
-	if (func_probes__collect(bin, pattern, false, &fp) ||
-	    !objdump_listing__load(&l, test_fixture(fixture), NULL)) {
+	if (func_probes__collect(bin, pattern, false, &fp)) {
 		go_binary__close(bin);
 		return false;
 	}
+	ok = !func_probes__order_by_caller(&fp, &order);
 	inline_ends__init(&e, bin);
-	for (i = 0; i < fp.n && ok; i++) {
-		const struct func_probe *p = &fp.probes[i];
+	for (i = 0; ok && i < fp.n; i++) {
+		const struct func_probe *p = &fp.probes[order[i]];
 
 		if (!p->inlined)
 			continue;
-		(*ncopies)++;
 		err = inline_ends__find(&e, p->func_addr, p->site.addr,
 					p->code, p->ncode, &ends, &n);
-		if (err == -ENOENT)
-			continue;
-		if (err) {
+		if (err && err != -ENOENT)
 			fprintf(stderr, "  %s: %s\n", fixture, gt_last_error());
-			ok = false;
-			break;
-		}
-		(*nfound)++;
-		ok = ends_agree(bin, &l, p, ends, n);
+		ok = fn(ctx, bin, p, err, ends, n);
 		free(ends);
 	}
+	free(order);
 	inline_ends__free(&e);
-	objdump_listing__free(&l);
 	func_probes__free(&fp);
 	go_binary__close(bin);
 	return ok;
 }
 
-/* The ends of main.callme's copies, into a malloc()ed list of their
- * addresses (copies in order of address), and the copies' code. */
-static bool callme_ends(const char *fixture, uint64_t **addrs, size_t *n,
-			struct code_span **code, size_t *ncode)
+/* How many copies, how many with ends found, each against objdump. */
+struct checked {
+	struct objdump_listing l;
+	size_t copies, found;
+};
+
+static bool check_copy(void *ctx, const struct go_binary *bin,
+		       const struct func_probe *p, int err,
+		       const struct exit_site *ends, size_t n)
 {
-	struct go_binary *bin = go_fixture__open(fixture, false);
-	struct exit_site *ends;
-	struct func_probes fp;
-	struct inline_ends e;
-	size_t i, j, m;
-	bool ok = true;
+	struct checked *c = ctx;
 
-	*addrs = NULL;
-	*code = NULL;
-	*n = *ncode = 0;
-	if (!bin || func_probes__collect(bin, "main.callme", false, &fp))
+	c->copies++;
+	if (err == -ENOENT)
+		return true;
+	if (err)
 		return false;
-	inline_ends__init(&e, bin);
-	for (i = 0; i < fp.n && ok; i++) {
-		const struct func_probe *p = &fp.probes[i];
+	c->found++;
+	return ends_agree(bin, &c->l, p, ends, n);
+}
 
-		if (!p->inlined)
-			continue;
-		if (inline_ends__find(&e, p->func_addr, p->site.addr, p->code,
-				      p->ncode, &ends, &m)) {
-			fprintf(stderr, "  %s: %s\n", fixture, gt_last_error());
-			ok = false;
-			break;
-		}
-		*addrs = realloc(*addrs, (*n + m + 1) * sizeof(**addrs));
-		*code = realloc(*code, (*ncode + p->ncode + 1) * sizeof(**code));
-		for (j = 0; j < m; j++)
-			(*addrs)[(*n)++] = ends[j].addr;
-		for (j = 0; j < p->ncode; j++)
-			(*code)[(*ncode)++] = p->code[j];
-		free(ends);
-	}
-	inline_ends__free(&e);
-	func_probes__free(&fp);
-	go_binary__close(bin);
+/* The copies of PATTERN in FIXTURE: how many, how many with ends found;
+ * each checked against objdump. */
+static bool check_copies(const char *fixture, const char *pattern,
+			 size_t *ncopies, size_t *nfound)
+{
+	struct checked c = { 0 };
+	bool ok;
+
+	if (!objdump_listing__load(&c.l, test_fixture(fixture), NULL))
+		return false;
+	ok = each_copy(fixture, pattern, check_copy, &c);
+	objdump_listing__free(&c.l);
+	*ncopies = c.copies;
+	*nfound = c.found;
 	return ok;
+}
+
+/* The ends of copies (their addresses) and their code, in the order
+ * looked up. */
+struct collected {
+	uint64_t *addrs;
+	size_t n;
+	struct code_span *code;
+	size_t ncode;
+};
+
+static bool collect_copy(void *ctx, const struct go_binary *bin,
+			 const struct func_probe *p, int err,
+			 const struct exit_site *ends, size_t n)
+{
+	struct collected *c = ctx;
+	size_t j;
+
+	if (err)
+		return false;
+	c->addrs = realloc(c->addrs, (c->n + n + 1) * sizeof(*c->addrs));
+	c->code = realloc(c->code, (c->ncode + p->ncode + 1) * sizeof(*c->code));
+	if (!c->addrs || !c->code)
+		return false;
+	for (j = 0; j < n; j++)
+		c->addrs[c->n++] = ends[j].addr;
+	for (j = 0; j < p->ncode; j++)
+		c->code[c->ncode++] = p->code[j];
+	return true;
 }
 
 /* Go 1.27 inlines callme into itself: each copy ends, DWARF and the
  * pclntab agree on its code and ends, and objdump on its landings. */
 static bool test_callme(void)
 {
-	const char *forms[][2] = {
+	static const char *const forms[][2] = {
+		{ "count-go1.25-default", "count-go1.25-stripped" },
 		{ "count-go1.27-default", "count-go1.27-stripped" },
 	};
-	uint64_t *a = NULL, *b = NULL;
-	struct code_span *ca = NULL, *cb = NULL;
-	size_t na, nb, nca, ncb, copies, found, i;
+	size_t copies, found, i;
 	bool ok = true;
 
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		CHECK(callme_ends(forms[i][0], &a, &na, &ca, &nca));
-		CHECK(callme_ends(forms[i][1], &b, &nb, &cb, &ncb));
-		CHECK(na > 0);
-		CHECK_EQ_INT(na, nb);
-		CHECK(na == nb && !memcmp(a, b, na * sizeof(*a)));
-		CHECK_EQ_INT(nca, ncb);
-		CHECK(nca == ncb && !memcmp(ca, cb, nca * sizeof(*ca)));
+		struct collected a = { 0 }, b = { 0 };
+
+		CHECK(each_copy(forms[i][0], "main.callme", collect_copy, &a));
+		CHECK(each_copy(forms[i][1], "main.callme", collect_copy, &b));
+		CHECK(a.n > 0);
+		CHECK_EQ_INT(a.n, b.n);
+		CHECK(a.n == b.n && !memcmp(a.addrs, b.addrs, a.n * sizeof(*a.addrs)));
+		CHECK_EQ_INT(a.ncode, b.ncode);
+		CHECK(a.ncode == b.ncode &&
+		      !memcmp(a.code, b.code, a.ncode * sizeof(*a.code)));
 		CHECK(check_copies(forms[i][0], "main.callme", &copies, &found));
 		CHECK(copies > 0 && found == copies);
-		free(a);
-		free(b);
-		free(ca);
-		free(cb);
+		free(a.addrs);
+		free(a.code);
+		free(b.addrs);
+		free(b.code);
 	}
 	return ok;
 }
