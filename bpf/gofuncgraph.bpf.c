@@ -164,6 +164,13 @@ static __always_inline bool graph_frame(struct pt_regs *ctx, __u64 cookie,
 			       stack_hi_offset, g, goid, frame);
 }
 
+/* GRAPH_INLINED at an inlined copy's entry, whose probe is in its
+ * caller's body (probe/call_probes.h), else 0. */
+static __always_inline __u8 inlined_flag(__u64 cookie)
+{
+	return cookie & COOKIE_IN_FRAME ? GRAPH_INLINED : 0;
+}
+
 SEC("uprobe")
 int graph_entry(struct pt_regs *ctx)
 {
@@ -183,7 +190,8 @@ int graph_entry(struct pt_regs *ctx)
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
 	 * it; one at or above it means that root was unwound */
 	if (st && frame > st->root_frame) {
-		e = call_event(id, &key, frame, func, GRAPH_ENTRY, 0);
+		e = call_event(id, &key, frame, func, GRAPH_ENTRY,
+			       inlined_flag(cookie));
 		record(st, &e);
 		return 0;
 	}
@@ -195,7 +203,8 @@ int graph_entry(struct pt_regs *ctx)
 	fresh.nevents = 1;
 	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
 		return 0;
-	e = call_event(id, &key, frame, func, GRAPH_ENTRY, GRAPH_ROOT);
+	e = call_event(id, &key, frame, func, GRAPH_ENTRY,
+		       GRAPH_ROOT | inlined_flag(cookie));
 	send(&e);
 	if (user_stack)
 		send_stack(ctx, cookie, id, &key);

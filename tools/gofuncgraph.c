@@ -66,7 +66,8 @@ static const char doc[] =
 "with calls under it). Roots print in the order they end, each headed by\n"
 "its goroutine id and start time. Calls are paired by goroutine and frame\n"
 "depth, never by thread, and with no uretprobe. Frames a panic unwound are\n"
-"closed where the tree goes on, marked (unwound). A root with more than MAX\n"
+"closed where the tree goes on, marked (unwound). Inlined calls are in the\n"
+"trees too, marked [inlined]. A root with more than MAX\n"
 "events is cut and marked. Patterns are Go names with '*' wildcards (-r:\n"
 "regular expressions), generic functions as written, as in gofunccount.\n"
 "\n"
@@ -177,6 +178,13 @@ static bool has_calls(const struct call_tree *t, size_t i)
 	       shown(&t->nodes[i + 1]);
 }
 
+/* " [inlined]" after the name of a call of an inlined copy, as gotrace
+ * marks one. */
+static const char *inlined_mark(const struct call_node *nd)
+{
+	return nd->inlined ? " [inlined]" : "";
+}
+
 /* The closing brace of a call with calls, with its duration. */
 static void print_close(const struct call_node *o)
 {
@@ -224,7 +232,7 @@ static void print_text(const struct grapher *g, const struct call_tree *t)
 	char start[32];
 
 	wall_time(g, root->start, start, sizeof(start));
-	printf("%s goid=", g->cp->names[root->func]);
+	printf("%s%s goid=", g->cp->names[root->func], inlined_mark(root));
 	if (g->no_goids)
 		printf("-");
 	else
@@ -250,17 +258,17 @@ static void print_text(const struct grapher *g, const struct call_tree *t)
 		if (nd->wait) {
 			print_text_wait(g, nd);
 		} else if (has_calls(t, i)) {
-			printf(" %15s |  %*s%s() {\n", "", 2 * nd->depth, "",
-			       g->cp->names[nd->func]);
+			printf(" %15s |  %*s%s%s() {\n", "", 2 * nd->depth, "",
+			       g->cp->names[nd->func], inlined_mark(nd));
 			if (nstack < sizeof(stack) / sizeof(stack[0]))
 				stack[nstack++] = i;
 		} else if (nd->end) {
-			printf(" %12.3f us |  %*s%s();%s\n", (nd->end - nd->start) / 1000.0,
+			printf(" %12.3f us |  %*s%s%s();%s\n", (nd->end - nd->start) / 1000.0,
 			       2 * nd->depth, "", g->cp->names[nd->func],
-			       nd->unwound ? " (unwound)" : "");
+			       inlined_mark(nd), nd->unwound ? " (unwound)" : "");
 		} else {
-			printf(" %15s |  %*s%s(); (cut)\n", "", 2 * nd->depth, "",
-			       g->cp->names[nd->func]);
+			printf(" %15s |  %*s%s%s(); (cut)\n", "", 2 * nd->depth, "",
+			       g->cp->names[nd->func], inlined_mark(nd));
 		}
 	}
 	while (nstack)
@@ -316,6 +324,8 @@ static size_t print_json_node(const struct grapher *g, const struct call_tree *t
 		printf(",\"dur_ns\":null,\"cut\":true");
 	if (nd->unwound)
 		printf(",\"unwound\":true");
+	if (nd->inlined)
+		printf(",\"inlined\":true");
 	printf(",\"calls\":");
 	k = print_json_calls(g, t, i + 1, nd->depth);
 	printf("}");
@@ -332,6 +342,8 @@ static void print_json(const struct grapher *g, const struct call_tree *t)
 		printf("{\"goid\":%llu", (unsigned long long)t->goid);
 	printf(",\"pid\":%u,\"tid\":%u,\"func\":", t->pid, t->tid);
 	json_print_string(stdout, g->cp->names[root->func]);
+	if (root->inlined)
+		printf(",\"inlined\":true");
 	printf(",\"start_ns\":%llu,\"dur_ns\":%llu%s",
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),

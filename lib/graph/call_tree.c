@@ -78,6 +78,7 @@ static int tree_enter(struct call_tree *t, const struct graph_event *e)
 	if (err)
 		return err;
 	t->nodes[t->n] = (struct call_node){ .func = e->func,
+					     .inlined = e->flags & GRAPH_INLINED,
 					     .depth = t->nopen,
 					     .frame = e->frame,
 					     .start = e->ts };

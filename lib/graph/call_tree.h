@@ -26,6 +26,7 @@
 struct call_node {
 	bool wait;		/* a wait, not a call */
 	bool unwound;		/* a call closed by a return further up */
+	bool inlined;		/* a call of an inlined copy */
 	__u32 func;		/* a call: the event's func, a row of the tool */
 	__u32 slot;		/* a wait: enum gstate_part, parked + reason */
 	unsigned int depth;	/* the root is 0 */

@@ -5,8 +5,9 @@
 # wait, stack growth) and writing it when the root returns. gofuncgraph's
 # trees of the same functions must be the fixture's, as a multiset, on
 # every Go version the tests build, stripped, PIE and cgo (linked
-# externally) too; the frames the panic
-# unwound are marked; durations nest (no call longer than its caller) and
+# externally) too; main.inl, which gc inlines into main.root, is in them
+# from its copy's first instruction to its end, marked inlined; the
+# frames the panic unwound are marked; durations nest (no call longer than its caller) and
 # a root that slept 2 ms took at least that. Where the goroutines waited
 # is in the trees: main.sleeper parked for "sleep" at least the 2 ms it
 # asked for, main.waiter parked for "chan receive", each wait within its
@@ -81,6 +82,11 @@ def unwound(n, out):
     for c in calls(n):
         unwound(c, out)
 
+def inlined(n, out):
+    out.append((n["func"], n.get("inlined", False)))
+    for c in calls(n):
+        inlined(c, out)
+
 truth = []
 for line in open(truth_file):
     t = line.split()
@@ -107,6 +113,13 @@ if mode in ("exact", "nowaits", "gccgo"):
                 bad.append("waits with --no-waits: %s" % w)
         u = []
         unwound(r, u)
+        # main.inl is inlined into main.root (gccgo may keep it out of
+        # line): marked inlined, and nothing else is
+        marks = []
+        inlined(r, marks)
+        if any(f != "main.inl" for f, m in marks if m) or \
+           (mode != "gccgo" and any(not m for f, m in marks if f == "main.inl")):
+            bad.append("inlined marks %s: main.inl's copies alone" % marks)
         if "main.catcher" in ser(r) and sorted(u) != ["main.middle", "main.thrower"]:
             bad.append("unwound frames %s, not main.middle and main.thrower" % u)
         if "main.sleeper" in ser(r) and r["dur_ns"] < 2000000:

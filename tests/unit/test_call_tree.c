@@ -32,12 +32,12 @@ static void tree_str(const struct call_tree *t, char *buf, size_t len)
 	for (i = 0; i < t->n && k < len; i++) {
 		const struct call_node *nd = &t->nodes[i];
 
-		k += snprintf(buf + k, len - k, " %u:%c%u[%llu,%llu]%s",
+		k += snprintf(buf + k, len - k, " %u:%c%u[%llu,%llu]%s%s",
 			      nd->depth, nd->wait ? 'w' : 'f',
 			      nd->wait ? nd->slot : nd->func,
 			      (unsigned long long)nd->start,
 			      (unsigned long long)nd->end,
-			      nd->unwound ? "u" : "");
+			      nd->unwound ? "u" : "", nd->inlined ? "i" : "");
 	}
 }
 
@@ -45,7 +45,7 @@ static void tree_str(const struct call_tree *t, char *buf, size_t len)
 static void feed_one(struct call_trees *ts, const char *word, char *ended,
 		     size_t len)
 {
-	static const char kinds[] = "rRCex";
+	static const char kinds[] = "rRCeix";
 	unsigned long long goid, a, ts_;
 	struct graph_event e = { .pid = 7 };
 	struct call_tree *t;
@@ -70,9 +70,11 @@ static void feed_one(struct call_trees *ts, const char *word, char *ended,
 	e.goid = goid;
 	e.func = b;
 	e.frame = a;
-	e.kind = kind == 'r' || kind == 'e' ? GRAPH_ENTRY : GRAPH_EXIT;
+	e.kind = kind == 'r' || kind == 'e' || kind == 'i' ? GRAPH_ENTRY :
+								GRAPH_EXIT;
 	e.flags = kind == 'r' || kind == 'R' ? GRAPH_ROOT :
-		  kind == 'C' ? GRAPH_ROOT | GRAPH_CUT : 0;
+		  kind == 'C' ? GRAPH_ROOT | GRAPH_CUT :
+		  kind == 'i' ? GRAPH_INLINED : 0;
 	if (e.kind == GRAPH_ENTRY) {
 		CHECK_EQ_INT(call_trees__entry(ts, &e), 0);
 		return;
@@ -130,6 +132,13 @@ static const struct {
 	  "r1.0@10:100 e1.1@20:110 e1.2@30:120 x1.2@30:130 x1.1@20:140 "
 	  "e1.3@20:150 x1.3@20:160 R1.0@10:200",
 	  "g1 t100: 0:f0[100,200] 1:f1[110,140] 2:f2[120,130] 1:f3[150,160] | ",
+	  "", 0 },
+	/* an inlined copy (i) of f1 in f0's body, at its frame, with a call
+	 * of its own deeper: marked inlined, its end closes it */
+	{ "inlined copy",
+	  "r1.0@10:100 i1.1@20:110 e1.2@28:120 x1.2@28:130 x1.1@20:140 "
+	  "R1.0@10:200",
+	  "g1 t100: 0:f0[100,200] 1:f1[110,140]i 2:f2[120,130] | ",
 	  "", 0 },
 	/* the same function at different depths: each exit closes the call
 	 * at its own frame */
