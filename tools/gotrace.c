@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 #include "core/error.h"
 #include "core/json.h"
+#include "core/name_table.h"
 #include "cli/overhead_limit.h"
 #include "probe/probe_spec.h"
 #include "probe/target.h"
@@ -607,6 +608,25 @@ static int after_poll(void *ctx)
 	return env.max_events && pr->nevents >= env.max_events;
 }
 
+/* How many functions S traces: rows of one name (an entry and an r:
+ * probe, a function and its inlined copies) are one. */
+static int count_functions(const struct trace_plan_set *s, size_t *n)
+{
+	struct name_table names;
+	size_t i;
+	int err, idx;
+
+	err = name_table__init(&names, s->nrows);
+	for (i = 0; i < s->nrows && !err; i++) {
+		idx = name_table__index(&names, s->rows[i].func, 0);
+		if (idx < 0)
+			err = idx;
+	}
+	*n = names.n;
+	name_table__free(&names);
+	return err;
+}
+
 static int trace(struct gotrace_bpf *obj, struct printer *pr,
 		 struct tool_target *target, struct overhead_limit *limit)
 {
@@ -616,8 +636,12 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 	};
 	struct ring_buffer *rb;
 	struct tool_clock clock;
-	int err = 0;
+	size_t nfuncs;
+	int err;
 
+	err = count_functions(pr->set, &nfuncs);
+	if (err)
+		return err;
 	rb = ring_buffer__new(bpf_map__fd(obj->maps.events), handle_event, pr,
 			      NULL);
 	if (!rb)
@@ -625,7 +649,7 @@ static int trace(struct gotrace_bpf *obj, struct printer *pr,
 				strerror(errno));
 	pr->limit = limit;
 	watch.rb = rb;
-	tool__print_tracing(&env.tool, pr->set->nrows, NULL);
+	tool__print_tracing(&env.tool, nfuncs, NULL);
 	if (!env.tool.json) {
 		if (env.rel_time)
 			printf("%-14s ", "TIME");

@@ -452,6 +452,7 @@ void go_binary__close(struct go_binary *bin)
 	for (i = 0; i < bin->nfuncs; i++)
 		free(bin->funcs[i].name);
 	free(bin->funcs);
+	free(bin->by_name);
 	pclntab__free(bin->pclntab);
 	/* a debug file's DWARF is the debug file's to end */
 	if (bin->debug)
@@ -519,15 +520,49 @@ const struct go_func *go_binary__func_at(const struct go_binary *bin,
 	return addr - f->addr < f->size ? f : NULL;
 }
 
+static int cmp_by_name(const void *a, const void *b)
+{
+	const struct go_func *x = *(const struct go_func *const *)a;
+	const struct go_func *y = *(const struct go_func *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
 const struct go_func *go_binary__func_by_name(const struct go_binary *bin,
 					      const char *name)
 {
-	size_t i;
+	/* an index, as go_binary__dwarf() keeps its cache: it changes
+	 * nothing a holder of a const binary can see */
+	struct go_binary *b = (struct go_binary *)bin;
+	size_t i, lo = 0, hi = bin->nfuncs;
 
-	/* called once per probe pattern: a linear scan is fast enough */
-	for (i = 0; i < bin->nfuncs; i++)
-		if (strcmp(bin->funcs[i].name, name) == 0)
-			return &bin->funcs[i];
+	if (!b->by_name && bin->nfuncs) {
+		b->by_name = malloc(bin->nfuncs * sizeof(*b->by_name));
+		if (!b->by_name) {	/* then a scan, as slow as it is */
+			for (i = 0; i < bin->nfuncs; i++)
+				if (strcmp(bin->funcs[i].name, name) == 0)
+					return &bin->funcs[i];
+			return NULL;
+		}
+		for (i = 0; i < bin->nfuncs; i++)
+			b->by_name[i] = &bin->funcs[i];
+		qsort(b->by_name, bin->nfuncs, sizeof(*b->by_name),
+		      cmp_by_name);
+	}
+	/* the first of that name: the lowest address, as the scan was */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(bin->by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < bin->nfuncs && strcmp(bin->by_name[lo]->name, name) == 0)
+		return bin->by_name[lo];
 	return NULL;
 }
 

@@ -51,6 +51,9 @@ struct go_binary {
 	struct debug_file *debug;	/* the one DWARF came from, or NULL */
 	int dwarf_err;			/* why there is none, once known */
 	char dwarf_why[512];
+	/* funcs by name, then address: built by the first
+	 * go_binary__func_by_name() */
+	const struct go_func **by_name;
 };
 
 /*

@@ -364,7 +364,7 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 			      const struct trace_probe *probe,
 			      const struct func_probe *p, size_t *idx)
 {
-	const struct go_func *fn = go_binary__func_by_name(bin, p->name);
+	const struct go_func *fn;
 	struct go_dwarf_sig sig, *signature = NULL;
 	struct trace_plan plan;
 	struct trace_src *src;
@@ -375,7 +375,8 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
 				     "%s [inlined] at 0x%llx: a filter on arguments Go did not record there",
 				     p->name, (unsigned long long)p->site.addr) ?: 1;
-	if (probe->bare && probe->ret && dw && fn &&
+	if (probe->bare && probe->ret && dw &&
+	    (fn = go_binary__func_by_name(bin, p->name)) &&
 	    !go_dwarf__func_sig(dw, fn->addr, &sig))
 		signature = &sig;
 	gt_error_clear();

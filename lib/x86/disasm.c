@@ -2,6 +2,7 @@
 /* The capstone decoders of lib/x86, opened once per process (disasm.h). */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include "core/error.h"
 #include "x86/disasm.h"
 #include "x86/jmp_leaves.h"
@@ -203,4 +204,24 @@ bool x86_jmp__leaves(const cs_insn *ji, uint64_t entry, size_t len)
 	if (x86_insn__direct_target(ci, &target))
 		return target - entry >= len;
 	return !x86_jmp__through_table(ci);
+}
+
+bool x86_insn__rel_target(const cs_insn *plain, uint64_t *target)
+{
+	const uint8_t *b = plain->bytes;
+	uint64_t next = plain->address + plain->size;
+	int32_t rel;
+
+	if (plain->size == 5 && (b[0] == 0xe8 || b[0] == 0xe9)) {
+		memcpy(&rel, b + 1, sizeof(rel));
+	} else if (plain->size == 6 && b[0] == 0x0f && (b[1] & 0xf0) == 0x80) {
+		memcpy(&rel, b + 2, sizeof(rel));
+	} else if (plain->size == 2 &&
+		   (b[0] == 0xeb || (b[0] & 0xf0) == 0x70)) {
+		rel = (int8_t)b[1];
+	} else {
+		return false;
+	}
+	*target = next + (uint64_t)(int64_t)rel;
+	return true;
 }

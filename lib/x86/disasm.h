@@ -47,6 +47,15 @@ bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target);
 int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
 			  const uint8_t **code, size_t *len);
 
+/*
+ * The target of PLAIN (decoded with or without operands), a jump or call
+ * to a relative address in one of the encodings gc emits (E8 and E9
+ * rel32, EB and 70-7F rel8, 0F 80-8F rel32, no prefix), read off its
+ * bytes into *TARGET: no second decode for its operands. False for any
+ * other encoding, which x86_insn__direct_target() tells.
+ */
+bool x86_insn__rel_target(const cs_insn *plain, uint64_t *target);
+
 /* What an instruction does to the flow of control. */
 enum x86_flow {
 	X86_FLOW_PLAIN,	/* falls through to the next instruction */

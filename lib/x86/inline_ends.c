@@ -68,15 +68,26 @@ static int add_edge(struct inline_ends *e, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* The target of CI (decoded without operands), a direct jump or call,
+ * into *TARGET; false for one through a register or memory. */
+static bool branch_target(const cs_insn *ci, uint64_t *target)
+{
+	const cs_insn *oi;
+
+	if (x86_insn__rel_target(ci, target))
+		return true;
+	oi = x86_disasm__operands(ci);
+	return oi && x86_insn__direct_target(oi, target);
+}
+
 /* Does the call CI (decoded without operands) return? Not to a function
  * that never does. */
 static bool call_returns(const struct go_binary *bin, const cs_insn *ci)
 {
-	const cs_insn *oi = x86_disasm__operands(ci);
 	const struct go_func *callee;
 	uint64_t target;
 
-	if (!oi || !x86_insn__direct_target(oi, &target))
+	if (!branch_target(ci, &target))
 		return true;
 	callee = go_binary__func_at(bin, target);
 	return !callee || callee->addr != target ||
@@ -89,7 +100,7 @@ static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
 		  size_t len, struct flow_insn *i)
 {
 	uint64_t next = ci->address + ci->size, target;
-	const cs_insn *oi;
+	bool direct;
 
 	switch (x86_insn__flow(ci->id)) {
 	case X86_FLOW_PLAIN:
@@ -102,8 +113,7 @@ static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
 			i->exit = EXIT_RET;
 		return 0;
 	case X86_FLOW_JCC:
-		oi = x86_disasm__operands(ci);
-		if (!oi || !x86_insn__direct_target(oi, &target))
+		if (!branch_target(ci, &target))
 			return gt_error(-EINVAL, "no target of the branch at 0x%llx",
 					(unsigned long long)ci->address);
 		if (target - entry >= len)
@@ -111,12 +121,13 @@ static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
 		return add_edge(e, ci->address, next) ?:
 		       (target - entry < len ? add_edge(e, ci->address, target) : 0);
 	case X86_FLOW_JMP:
-		if (x86_jmp__leaves(ci, entry, len)) {
+		direct = x86_insn__rel_target(ci, &target);
+		if (direct ? target - entry >= len :
+			     x86_jmp__leaves(ci, entry, len)) {
 			i->exit = EXIT_TAIL_JMP;
 			return 0;
 		}
-		oi = x86_disasm__operands(ci);
-		if (!oi || !x86_insn__direct_target(oi, &target)) {
+		if (!direct && !branch_target(ci, &target)) {
 			e->jump_table = true;
 			return 0;
 		}
