@@ -4,7 +4,9 @@
  * alone, must say what capstone's groups say (jump, call, ret, int, iret)
  * of every instruction of whole binaries, and of hand-assembled ones that
  * Go code rarely holds; x86_insn__writes_only_flags must never say so of
- * an instruction whose register access says otherwise. The tools link a
+ * an instruction whose register access says otherwise; x86_insn__rel_target,
+ * a branch's target read off its bytes, must be the target its operands
+ * give wherever it reads one, and read one for most branches. The tools link a
  * diet capstone, without groups or access: this test links Debian's full
  * build of the same version (the Makefile).
  */
@@ -55,13 +57,27 @@ static bool access_writes_only_flags(csh cs, const cs_insn *ci)
 	return true;
 }
 
+/* Does x86_insn__rel_target agree with CI's operands (CI decoded with
+ * them)? Counts the branches in *NBRANCH, those it read in *NREL. */
+static bool rel_target_agrees(const cs_insn *ci, size_t *nbranch, size_t *nrel)
+{
+	uint64_t want, got;
+	bool direct = x86_insn__direct_target(ci, &want);
+
+	*nbranch += direct;
+	if (!x86_insn__rel_target(ci, &got))
+		return true;
+	++*nrel;
+	return direct && got == want;
+}
+
 /* Every instruction of every function of fixture NAME; returns how many
  * branches, calls and stops it met, and into *NFLAGS how many writers of
  * flags alone x86_insn__writes_only_flags knew. */
 static size_t check_binary(const char *name, size_t *nflags)
 {
 	struct go_binary *bin = NULL;
-	size_t i, nflow = 0, nbad = 0;
+	size_t i, nflow = 0, nbad = 0, nbranch = 0, nrel = 0;
 	cs_insn *ci;
 	csh cs;
 
@@ -85,6 +101,10 @@ static size_t check_binary(const char *name, size_t *nflags)
 				code++, len--, addr++;	/* data: step over */
 				continue;
 			}
+			if (!rel_target_agrees(ci, &nbranch, &nrel) && nbad++ < 5)
+				fprintf(stderr, "%s: %s %s at 0x%llx: target read off its bytes wrong\n",
+					name, ci->mnemonic, ci->op_str,
+					(unsigned long long)ci->address);
 			want = groups_flow(cs, ci);
 			got = x86_insn__flow(ci->id);
 			nflow += want != X86_FLOW_PLAIN;
@@ -103,6 +123,11 @@ static size_t check_binary(const char *name, size_t *nflags)
 		}
 	}
 	CHECK_EQ_INT(nbad, 0);
+	fprintf(stderr, "  %s: %zu of %zu direct branches read off their bytes\n",
+		name, nrel, nbranch);
+	/* nearly all of gc's and gcc's branches are plain rel8 or rel32
+	 * (the others: loop, jrcxz, a prefix) */
+	CHECK(nrel * 100 >= nbranch * 98);
 	if (ci)
 		cs_free(ci, 1);
 	go_binary__close(bin);
