@@ -225,3 +225,10 @@ bool x86_insn__rel_target(const cs_insn *plain, uint64_t *target)
 	*target = next + (uint64_t)(int64_t)rel;
 	return true;
 }
+
+const uint8_t *x86_disasm__padding(const uint8_t *code, size_t len)
+{
+	while (len && code[len - 1] == 0xcc)	/* int3 */
+		len--;
+	return code + len;
+}

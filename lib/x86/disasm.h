@@ -56,6 +56,13 @@ int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
  */
 bool x86_insn__rel_target(const cs_insn *plain, uint64_t *target);
 
+/*
+ * Where the int3 padding up to the next function starts in the LEN bytes
+ * of a function's CODE: after its last byte that is not int3. A bound for
+ * a sweep, not a length: an instruction's last byte may be 0xcc too.
+ */
+const uint8_t *x86_disasm__padding(const uint8_t *code, size_t len);
+
 /* What an instruction does to the flow of control. */
 enum x86_flow {
 	X86_FLOW_PLAIN,	/* falls through to the next instruction */

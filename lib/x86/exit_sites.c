@@ -52,7 +52,6 @@
 #include "x86/jmp_leaves.h"
 #include "x86/uprobe_insn.h"
 
-#define INT3			0xcc
 
 struct site_list {
 	struct exit_site *v;
@@ -74,14 +73,6 @@ static int site_list__add(struct site_list *l, const cs_insn *ci,
 	return 0;
 }
 
-/* Where the int3 padding up to the next function starts: after the last
- * byte of CODE that is not int3. */
-static const uint8_t *padding_start(const uint8_t *code, size_t len)
-{
-	while (len && code[len - 1] == INT3)
-		len--;
-	return code + len;
-}
 
 /* A run of code, as offsets from the function's entry. */
 struct run {
@@ -121,7 +112,8 @@ static int sweep(csh cs, const struct go_func *fn,
 		 const uint8_t *code, size_t len, const struct run *r,
 		 const struct known *known, bool exact, struct site_list *out)
 {
-	const uint8_t *p = code + r->from, *pad = padding_start(code, len);
+	const uint8_t *p = code + r->from;
+	const uint8_t *pad = x86_disasm__padding(code, len);
 	uint64_t entry = fn->addr;
 	uint64_t addr = entry + r->from;
 	size_t left = r->to - r->from;
@@ -199,7 +191,7 @@ static int entry_sp_runs(const struct go_binary *bin, const struct go_func *fn,
 	}
 	/* a table that ends short of the code leaves the rest unknown */
 	if (err < 0 || !*n ||
-	    covered < (size_t)(padding_start(code, len) - code))
+	    covered < (size_t)(x86_disasm__padding(code, len) - code))
 		goto whole;
 	return 0;
 whole:

@@ -18,7 +18,6 @@
 #include "x86/jmp_leaves.h"
 #include "x86/uprobe_insn.h"
 
-#define INT3		0xcc
 /* instructions of the caller a way out may pass to its end */
 #define MAX_PASSED	16
 /* caller's instructions gc may interleave with a copy's, in a row */
@@ -33,6 +32,7 @@ struct flow_insn {
 	int8_t exit;		/* enum exit_kind when it leaves, else -1 */
 	bool plain;		/* only falls through */
 	bool jmp;		/* a direct JMP inside the body */
+	bool cond_leaves;	/* a conditional jump out of the body */
 	bool emulated;		/* see struct exit_site */
 };
 
@@ -116,8 +116,7 @@ static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
 		if (!branch_target(ci, &target))
 			return gt_error(-EINVAL, "no target of the branch at 0x%llx",
 					(unsigned long long)ci->address);
-		if (target - entry >= len)
-			i->exit = EXIT_TAIL_JMP;
+		i->cond_leaves = target - entry >= len;
 		return add_edge(e, ci->address, next) ?:
 		       (target - entry < len ? add_edge(e, ci->address, target) : 0);
 	case X86_FLOW_JMP:
@@ -173,10 +172,7 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 		err = x86_disasm__handle(false, &cs);
 	if (err)
 		return err;
-	/* the int3 padding up to the next function: the last byte of an
-	 * instruction may be 0xcc too, hence a bound, not a length */
-	for (pad = code + len; pad > code && pad[-1] == INT3; pad--)
-		;
+	pad = x86_disasm__padding(code, len);
 	ci = cs_malloc(cs);
 	if (!ci)
 		return gt_error(-ENOMEM, "out of memory");
@@ -597,7 +593,12 @@ static int find_ends(struct copy *c)
 		     k < e->ninsns && e->insns[k].addr < c->code[s].to && !err;
 		     k++) {
 			i = &e->insns[k];
-			if (i->exit >= 0)
+			if (i->cond_leaves)	/* gc emits none; gccgo may */
+				err = gt_error(-ENOENT, "%s: a conditional jump at 0x%llx leaves the inlined copy at 0x%llx and its caller",
+					       e->caller->name,
+					       (unsigned long long)i->addr,
+					       (unsigned long long)c->entry);
+			else if (i->exit >= 0)
 				err = add_end(c, i, (enum exit_kind)i->exit);
 			v = edges_from(e, i);
 			for (j = 0; j < i->nsucc && !err; j++)
