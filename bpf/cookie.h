@@ -15,7 +15,8 @@
  *   bit  50     COOKIE_STEPPED: the kernel single-steps the probed
  *               instruction (a hit costs more than an emulated one), for
  *               --max-overhead's accounting (bpf/overhead.h);
- *   bit  51     unused;
+ *   bit  51     COOKIE_INLINED: the probe is an inlined copy's (its
+ *               first instruction or an end), in its caller's code;
  *   bit  52     COOKIE_IN_FRAME: the probe sits in a function's body with
  *               its frame set up (an inlined copy): the return address is
  *               above the frame pointer, not on top of the stack;
@@ -40,6 +41,7 @@
 #define COOKIE_G_IN_R14		(1ULL << 48)
 #define COOKIE_TAIL		(1ULL << 49)
 #define COOKIE_STEPPED		(1ULL << 50)
+#define COOKIE_INLINED		(1ULL << 51)
 #define COOKIE_IN_FRAME		(1ULL << 52)
 #define COOKIE_GEN_SHIFT	53
 #define COOKIE_GENS		2048ULL		/* generations, 11 bits */
@@ -60,7 +62,8 @@
 	 ((__u64)(gen) << COOKIE_GEN_SHIFT))
 #define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> COOKIE_SKIP_SHIFT) & \
 					 COOKIE_SKIP_MASK))
-/* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, or 0. SKIP_FLAGS is not masked:
+/* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, COOKIE_INLINED,
+ * COOKIE_IN_FRAME, or 0. SKIP_FLAGS is not masked:
  * it holds EFLAGS_CF and EFLAGS_ZF at most, which fit (asserted below). */
 #define COOKIE_MAKE(idx, skip_flags, flags) \
 	((__u64)(__u32)(idx) | \
@@ -73,11 +76,12 @@ _Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
 _Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
-		 COOKIE_IN_FRAME) &
+		 COOKIE_INLINED | COOKIE_IN_FRAME) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
 	       "the flag bits are apart from the index and the skip field");
 _Static_assert(__builtin_popcountll(COOKIE_G_IN_R14 | COOKIE_TAIL |
-				    COOKIE_STEPPED | COOKIE_IN_FRAME) == 4,
+				    COOKIE_STEPPED | COOKIE_INLINED |
+				    COOKIE_IN_FRAME) == 5,
 	       "the flag bits are apart from each other");
 _Static_assert(COOKIE_GEN_SHIFT > 52 && COOKIE_GEN_SHIFT + 11 == 64 &&
 	       COOKIE_GENS == 1ULL << 11,

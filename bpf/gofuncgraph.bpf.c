@@ -164,11 +164,10 @@ static __always_inline bool graph_frame(struct pt_regs *ctx, __u64 cookie,
 			       stack_hi_offset, g, goid, frame);
 }
 
-/* GRAPH_INLINED at an inlined copy's entry, whose probe is in its
- * caller's body (probe/call_probes.h), else 0. */
+/* GRAPH_INLINED at an inlined copy's entry, else 0. */
 static __always_inline __u8 inlined_flag(__u64 cookie)
 {
-	return cookie & COOKIE_IN_FRAME ? GRAPH_INLINED : 0;
+	return cookie & COOKIE_INLINED ? GRAPH_INLINED : 0;
 }
 
 SEC("uprobe")

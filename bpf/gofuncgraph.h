@@ -17,8 +17,7 @@ enum graph_event_kind {
 #define GRAPH_ROOT	1	/* the entry or the exit of the root call */
 #define GRAPH_CUT	2	/* (root exit) events were dropped: over the
 				 * root's budget, or the ring buffer full */
-#define GRAPH_INLINED	4	/* (entry) of an inlined copy: its probe is in
-				 * its caller's body (COOKIE_IN_FRAME) */
+#define GRAPH_INLINED	4	/* (entry) of an inlined copy (COOKIE_INLINED) */
 
 /* One call, return or wait on a goroutine inside a root call. A call's
  * entry or exit (GRAPH_ENTRY, GRAPH_EXIT) names its function and frame; a

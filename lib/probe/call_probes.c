@@ -120,9 +120,9 @@ static int add_function(struct call_probes *cp, const struct go_binary *bin,
 /*
  * The probes of P, an inlined copy, at its first instruction and at its
  * ends (call_sites__find_inlined()), into *ROW, or the copy left out (-1).
- * Its code is its caller's: the frame is set up there (COOKIE_IN_FRAME),
- * and SP at its entry and ends is its caller's body's, which pairs them
- * by stack depth as a call's entry and exit are.
+ * Its code is its caller's (call_sites__inlined_flags()): SP at its entry
+ * and ends is its caller's body's, which pairs them by stack depth as a
+ * call's entry and exit are.
  */
 static int add_copy(struct call_probes *cp, const struct go_binary *bin,
 		    const struct func_probe *p, int *row)
@@ -134,7 +134,9 @@ static int add_copy(struct call_probes *cp, const struct go_binary *bin,
 	err = call_sites__find_inlined(bin, p, &cp->ends, &cp->left_out, &cs);
 	if (!err) {
 		cp->ncopies++;
-		err = add_sites(cp, p, &cs, COOKIE_IN_FRAME, row);
+		err = add_sites(cp, p, &cs,
+				call_sites__inlined_flags(bin, p->site.addr),
+				row);
 	}
 	call_sites__free(&cs);
 	return err < 0 ? err : 0;	/* 1: left out */

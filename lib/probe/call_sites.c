@@ -179,6 +179,18 @@ int call_sites__find_inlined(const struct go_binary *bin,
 	return 0;
 }
 
+uint64_t call_sites__inlined_flags(const struct go_binary *bin, uint64_t addr)
+{
+	uint64_t flags = COOKIE_INLINED;
+	int32_t frame;
+
+	if (!bin->pclntab ||
+	    pclntab__frame_size_at(bin->pclntab, addr, &frame) || frame)
+		flags |= COOKIE_IN_FRAME;
+	gt_error_clear();
+	return flags;
+}
+
 uint64_t call_sites__g_flag(const struct call_sites *cs)
 {
 	return cs->g == CALL_G_R14 ? COOKIE_G_IN_R14 : 0;

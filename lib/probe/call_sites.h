@@ -90,6 +90,16 @@ int call_sites__find_inlined(const struct go_binary *bin,
 			     const struct func_probe *p, struct inline_ends *e,
 			     struct left_out *lo, struct call_sites *out);
 
+/*
+ * The cookie flags (bpf/cookie.h) of a probe at ADDR in an inlined copy,
+ * whose code is its caller's: COOKIE_INLINED; COOKIE_IN_FRAME, the
+ * caller's frame set up, unless the pcsp table says it has none there
+ * (where nothing says, no return address is read off the stack: a frame
+ * missing from -U, never a wrong one). g is read from TLS there, whatever
+ * the caller's ABI (no COOKIE_G_IN_R14).
+ */
+uint64_t call_sites__inlined_flags(const struct go_binary *bin, uint64_t addr);
+
 /* The cookie flag (bpf/cookie.h) that tells BPF where g is at the sites
  * of CS: COOKIE_G_IN_R14, or 0 (TLS; for gccgo, unused). */
 uint64_t call_sites__g_flag(const struct call_sites *cs);

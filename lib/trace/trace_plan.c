@@ -397,48 +397,40 @@ static int plan_inlined_blind(struct trace_plan_set *s,
 	return err;
 }
 
-/* The cookie flags of a probe at ADDR in an inlined copy's code (its
- * caller's): the frame is set up, unless pcsp says it has none there
- * (where nothing says, no return address is read off the stack: a frame
- * missing from -U, never a wrong one); g from TLS, the copy's code being
- * its caller's, whatever its ABI. */
-static uint64_t inlined_flags(const struct go_binary *bin, uint64_t addr,
-			      bool emulated)
+/* The probes of row IDX for P, an inlined copy: at its first instruction,
+ * or for r: at each of its ends, CS (call_sites__find_inlined()). */
+static int add_inlined_sites(struct trace_plan_set *s,
+			     const struct go_binary *bin,
+			     const struct trace_probe *probe,
+			     const struct func_probe *p, size_t idx,
+			     const struct call_sites *cs,
+			     struct uprobe_list *sites)
 {
-	uint64_t flags = COOKIE_COST_FLAG(emulated);
-	int32_t frame;
-
-	if (!bin->pclntab ||
-	    pclntab__frame_size_at(bin->pclntab, addr, &frame) || frame)
-		flags |= COOKIE_IN_FRAME;
-	gt_error_clear();
-	return flags;
-}
-
-/* The probes of row IDX, r: of the inlined copy P, at each of its ends
- * (probe/call_sites.h): 1 when it is left out, into S->left_out. */
-static int add_inlined_ends(struct trace_plan_set *s,
-			    const struct go_binary *bin, struct inline_ends *e,
-			    const struct func_probe *p, size_t idx,
-			    struct uprobe_list *sites)
-{
+	uint64_t flags = call_sites__inlined_flags(bin, p->site.addr);
 	const struct call_exit *x;
-	struct call_sites cs;
 	size_t i;
-	int err;
+	int err = 0;
 
-	err = call_sites__find_inlined(bin, p, e, &s->left_out, &cs);
-	for (i = 0; !err && i < cs.nexits; i++) {
-		x = &cs.exits[i];
+	if (!probe->ret) {
+		if (s->verbose)
+			fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n",
+				p->name, (unsigned long long)p->site.addr,
+				probe_site_kind__str(p->site.kind));
+		return uprobe_list__add(sites, p->offset,
+					COOKIE_MAKE(idx, p->site.skip_flags, flags |
+					COOKIE_COST_FLAG(p->site.emulated)));
+	}
+	/* SP, and so the frame, at each end is as at the entry */
+	for (i = 0; !err && i < cs->nexits; i++) {
+		x = &cs->exits[i];
 		if (s->verbose)
 			fprintf(stderr, "probe r:%s [inlined] at 0x%llx (%s)\n",
 				p->name, (unsigned long long)x->addr,
 				exit_kind__str(x->kind));
 		err = uprobe_list__add(sites, x->offset, COOKIE_MAKE(idx, 0,
-				inlined_flags(bin, x->addr, x->emulated) |
+				flags | COOKIE_COST_FLAG(x->emulated) |
 				(x->kind == EXIT_TAIL_JMP ? COOKIE_TAIL : 0)));
 	}
-	call_sites__free(&cs);
 	return err;
 }
 
@@ -450,41 +442,40 @@ int trace_plan_set__add_inlined(struct trace_plan_set *s,
 				struct uprobe_list *sites)
 {
 	const struct goroutine_layout *layout;
+	struct call_sites cs = { 0 };
 	size_t idx;
 	int err;
 
 	err = plan_set__goroutines(s, bin, &layout);
 	if (err)
 		return err;
+	/* r: needs the copy's ends: one whose ends are not known gets no
+	 * row (1: left out) */
+	if (probe->ret) {
+		err = call_sites__find_inlined(bin, p, e, &s->left_out, &cs);
+		if (err)
+			goto out;
+	}
 	/* Go records no result of a copy: an r: probe's values are not read */
 	err = dw && !probe->ret ? plan_inlined_row(s, bin, dw, probe, p, &idx) :
 				  -ENOENT;
 	/* a value a filter tests is not recorded there: left out */
 	if (err == -EINVAL && probe->nterms) {
-		return left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
-				     "%s [inlined] at 0x%llx: %s", p->name,
-				     (unsigned long long)p->site.addr,
-				     gt_last_error());
+		err = left_out__add(&s->left_out, LEFT_OUT_INLINED_FILTER,
+				    "%s [inlined] at 0x%llx: %s", p->name,
+				    (unsigned long long)p->site.addr,
+				    gt_last_error());
+		goto out;
 	}
 	if (err == -ENOENT || err == -E2BIG) {
 		gt_error_clear();
 		err = plan_inlined_blind(s, bin, dw, probe, p, &idx);
-		if (err == 1)
-			return 0;	/* left out */
 	}
 	if (err)
-		return err;
+		goto out;
 	s->rows[idx].inlined = true;
-	if (probe->ret) {
-		err = add_inlined_ends(s, bin, e, p, idx, sites);
-		return err < 0 ? err : 0;
-	}
-	if (s->verbose)
-		fprintf(stderr, "probe %s [inlined] at 0x%llx (%s)\n", p->name,
-			(unsigned long long)p->site.addr,
-			probe_site_kind__str(p->site.kind));
-	return uprobe_list__add(sites, p->offset,
-				COOKIE_MAKE(idx, p->site.skip_flags,
-					    inlined_flags(bin, p->site.addr,
-							  p->site.emulated)));
+	err = add_inlined_sites(s, bin, probe, p, idx, &cs, sites);
+out:
+	call_sites__free(&cs);
+	return err < 0 ? err : 0;	/* 1: left out */
 }
