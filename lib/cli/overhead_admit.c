@@ -313,7 +313,7 @@ static int group__keep(struct overhead_limit *l, struct group *g)
 	return err;
 }
 
-/* What the probes on trial cost so far, in ns. */
+/* What the probes on trial cost so far, in ns: their hits since FROM. */
 static double trial_paid(const struct overhead_limit *l,
 			 const struct probe_hits *from)
 {
@@ -323,21 +323,56 @@ static double trial_paid(const struct overhead_limit *l,
 	return overhead__grown_ns(l, &now, from, false);
 }
 
+struct trial {
+	double exposure_ns;		/* how long the probes were on trial */
+	double paid_ns;			/* what their hits cost */
+	double work_ns;			/* what attaching them cost */
+	double *rate;			/* per index of the batch, ns per s */
+	double *calls;			/* calls per s */
+	bool *keep;
+	struct probe_hits *before;	/* hits before, then after, the trial */
+	struct probe_hits *after;
+	double end_ns;			/* when it ended */
+	/* what admission had paid when it began (ledger.admit_ns), and the
+	 * trial's own cost at its end: once its links are closed, their
+	 * ratio is what a trial costs for its own (closing its probes costs
+	 * as much as their trial again, and hot ones trap until closed) */
+	double admit_from, cost_ns;
+	double overshoot;		/* that ratio, averaged */
+	__u8 *return_kind;		/* per index, of its returns by calls */
+};
+
+/* Once the last trial's links are closed, what it cost all in all against
+ * its cost when it ended into T->overshoot, averaged over trials. */
+static void trial__measure(struct trial *t, const struct overhead_limit *l)
+{
+	double ratio;
+
+	if (!t->cost_ns || l->nclosings)
+		return;
+	ratio = (l->ledger.admit_ns - t->admit_from) / t->cost_ns;
+	t->overshoot = (t->overshoot + (ratio > 1 ? ratio : 1)) / 2;
+	t->cost_ns = 0;
+}
+
 /*
  * Wait until the last second leaves room for a trial: at least a
- * twentieth of the budget. Room comes back as trials age out of the
- * ledger's second; when it does not (what was kept costs more than its
- * trial said), the check detaches the most costly, and after a second of
- * waiting, down to half the budget. While a live run's cost is not
- * measured yet and some are kept, wait for it too (LIVE_WAIT_NS at most:
- * a trial's runs, which return early, would hide it). Into *CAP, what the
- * trial may cost: half the room, at most a quarter of the budget.
+ * twentieth of the budget, of half of it for admission (trials, closing
+ * their probes, attaching and detaching: the kept have the other half).
+ * Room comes back as trials age out of the ledger's second; when it does
+ * not (what was kept costs more than its trial said), the check detaches
+ * the most costly, and after a second of waiting, down to half the
+ * budget. While a live run's cost is not measured yet and some are kept,
+ * wait for it too (LIVE_WAIT_NS at most: a trial's runs, which return
+ * early, would hide it). Into *CAP, what the trial may cost until it ends:
+ * the room, less what a trial costs after it ends (T->overshoot), at most
+ * a quarter of the budget.
  */
-static int wait_for_room(struct overhead_limit *l, double *cap,
-			 overhead_stop_fn stop, void *ctx)
+static int wait_for_room(struct overhead_limit *l, struct trial *t,
+			 double *cap, overhead_stop_fn stop, void *ctx)
 {
 	double budget = overhead__budget(l), since = overhead__now_ns(), room;
-	double begun = since;
+	double begun = since, admit;
 	bool unmeasured;
 	int err;
 
@@ -348,13 +383,20 @@ static int wait_for_room(struct overhead_limit *l, double *cap,
 		err = overhead__ledger_update(l);
 		if (err)
 			return err;
+		overhead__closings_reap(l, false);
+		trial__measure(t, l);
 		room = budget - overhead__last_second(l);
-		*cap = room / 2 < budget / 4 ? room / 2 : budget / 4;
+		admit = budget / 2 - overhead__last_second_admit(l);
+		if (admit < room)
+			room = admit;
+		*cap = room / t->overshoot < budget / 4 ?
+		       room / t->overshoot : budget / 4;
 		/* runs of kept probes alone tell what a live one costs */
 		unmeasured = !l->live_measured && overhead__kept_cost(l) > 0 &&
 			     overhead__now_ns() - begun < LIVE_WAIT_NS;
-		if ((room >= budget / 20 && !unmeasured) || stop(ctx))
-			return 0;
+		if ((room >= budget / 20 && !t->cost_ns && !unmeasured) ||
+		    stop(ctx))
+			break;
 		if (overhead__now_ns() - since > 1e9) {
 			err = overhead__evict(l, overhead__last_second(l),
 					      budget / 2);
@@ -364,19 +406,9 @@ static int wait_for_room(struct overhead_limit *l, double *cap,
 		}
 		sleep_ns(WAIT_NS);
 	}
+	t->admit_from = l->ledger.admit_ns;
+	return 0;
 }
-
-struct trial {
-	double exposure_ns;		/* how long the probes were on trial */
-	double paid_ns;			/* what they cost */
-	double *rate;			/* per index of the batch, ns per s */
-	double *calls;			/* calls per s */
-	bool *keep;
-	struct probe_hits *before;	/* hits before, then after, the trial */
-	struct probe_hits *after;
-	double end_ns;			/* when it ended */
-	__u8 *return_kind;		/* per index, of its returns by calls */
-};
 
 /* The costliest site of an index's returns tried by its calls. */
 enum return_kind { RETURN_NONE, RETURN_EMULATED, RETURN_STEPPED };
@@ -407,36 +439,46 @@ static void batch__cut(struct batch *b, size_t n)
 		b->nprobes += b->groups[j].run.nprobes;
 }
 
+/* What T has cost so far: its hits, attaching its probes and, about as
+ * much again, closing them. */
+static double trial__cost(struct trial *t, const struct overhead_limit *l,
+			  const struct probe_hits *from, uint64_t work)
+{
+	t->paid_ns = trial_paid(l, from);
+	t->work_ns = uprobes__work_ns() - work;
+	return t->paid_ns + 2 * t->work_ns;
+}
+
 /* Try B's probes, attached on trial group by group (no more groups once
- * they have cost CAP: B ends there); their rates into T. The check's
- * baseline (each index's seen) is left as it is. */
+ * they have cost CAP, closing them included: B ends there); their rates
+ * into T. The check's baseline (each index's seen) is left as it is. */
 static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		      struct trial *t)
 {
 	struct probe_hits from, before, after;
 	double t0, t1, t2, secs;
+	uint64_t work = uprobes__work_ns();
 	size_t j;
 	int err = 0;
 	__u32 i;
 
-	t->paid_ns = 0;
+	t->paid_ns = t->work_ns = 0;
 	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
 	overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		err = group__attach(l, &b->groups[j], NULL, 0,
 				    PROBE_GEN_TRIAL, REQS_TRIED);
-		if (!err && j + 1 < b->ngroups)
-			t->paid_ns = trial_paid(l, &from);
 		/* what has cost the cap is the batch: the rest is for the next */
-		if (!err && t->paid_ns >= cap && j + 1 < b->ngroups)
+		if (!err && j + 1 < b->ngroups &&
+		    trial__cost(t, l, &from, work) >= cap)
 			batch__cut(b, j + 1);
 	}
 	t1 = t2 = overhead__now_ns();
 	while (!err) {
-		t->paid_ns = trial_paid(l, &from);
 		t2 = overhead__now_ns();
-		if (t->paid_ns >= cap || t2 - t1 >= TRIAL_NS)
+		t->cost_ns = trial__cost(t, l, &from, work);
+		if (t->cost_ns >= cap || t2 - t1 >= TRIAL_NS)
 			break;
 		sleep_ns(POLL_NS);
 	}
@@ -669,7 +711,7 @@ static int batch__run(struct overhead_limit *l, struct batch *b,
 {
 	int err;
 
-	err = wait_for_room(l, cap, stop, ctx);
+	err = wait_for_room(l, t, cap, stop, ctx);
 	if (!err)
 		err = batch__try(l, b, *cap, t);
 	if (!err)
@@ -772,7 +814,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 {
 	double budget = overhead__budget(l), cap = budget / 4;
 	double full = budget / 4;	/* a trial's cap when there is room */
-	struct trial t = { 0 };
+	double tried;			/* what the batch's trial cost */
+	struct trial t = { .overshoot = 2 };
 	struct batch b = { 0 };
 	size_t i, k, size = BATCH_FIRST, nrefused = l->nrefused, gsize;
 	size_t *from = NULL;		/* where the next batch begins */
@@ -814,17 +857,18 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			full_since = 0;
 		else if (!full_since)
 			full_since = overhead__now_ns();
+		tried = 0;
 		if (full_since && overhead__now_ns() - full_since >= FULL_NS) {
 			for (i = b.lo; i < b.hi; i++)
 				index__refuse(l, i, true);
-			t.paid_ns = 0;
 		} else {
 			err = batch__run(l, &b, &t, &cap, stop, ctx);
+			tried = t.cost_ns;
 		}
 		/* aim at trials of half the full cap, growing at most twice */
-		if (t.paid_ns >= full)
+		if (tried >= full)
 			size = size / 4 > BATCH_MIN ? size / 4 : BATCH_MIN;
-		else if (t.paid_ns < full / 4)
+		else if (tried < full / 4)
 			size = size * 2 < BATCH_MAX ? size * 2 : BATCH_MAX;
 		for (k = 0; k < l->nreqs; k++)
 			from[k] = b.groups[b.ngroups - 1].run.to[k];

@@ -70,6 +70,8 @@ int overhead__ledger_update(struct overhead_limit *l);
 
 /* What the target paid in the last second, in ns, as the ledger has it. */
 double overhead__last_second(const struct overhead_limit *l);
+/* Of it, admission's: trials, closing, attaching and detaching. */
+double overhead__last_second_admit(const struct overhead_limit *l);
 
 /* What the attached indexes cost, as the last check had them, ns per s. */
 double overhead__kept_cost(const struct overhead_limit *l);

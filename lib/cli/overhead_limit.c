@@ -15,6 +15,7 @@
 #define CHECK_EVERY_NS	10000000.0	/* 10 ms */
 #define RATE_EVERY_NS	1e9		/* each index's rate, at least */
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
+#define BURST		3		/* times the budget: rated at once */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
 
 int overhead_limit__init(struct overhead_limit *l, double pct,
@@ -217,13 +218,19 @@ int overhead__ledger_update(struct overhead_limit *l)
 	g->total_ns += paid;
 	dt = overhead__ns(&t) - overhead__ns(&g->begun);
 	slot = dt / SLOT_NS;
-	for (; g->slot < slot && slot - g->slot <= OVERHEAD_SLOTS; )
-		g->slots[++g->slot % OVERHEAD_SLOTS] = 0;
+	for (; g->slot < slot && slot - g->slot <= OVERHEAD_SLOTS; ) {
+		g->slot++;
+		g->slots[g->slot % OVERHEAD_SLOTS] = 0;
+		g->admit_slots[g->slot % OVERHEAD_SLOTS] = 0;
+	}
 	if (g->slot < slot) {		/* a second or more without a read */
 		memset(g->slots, 0, sizeof(g->slots));
+		memset(g->admit_slots, 0, sizeof(g->admit_slots));
 		g->slot = slot;
 	}
 	g->slots[slot % OVERHEAD_SLOTS] += paid;
+	g->admit_slots[slot % OVERHEAD_SLOTS] += paid - live;
+	g->admit_ns += paid - live;
 	/* what was paid since the last read, in the second it ends in */
 	second = dt / 1e9;
 	if (second > g->second) {
@@ -236,14 +243,24 @@ int overhead__ledger_update(struct overhead_limit *l)
 	return 0;
 }
 
-double overhead__last_second(const struct overhead_limit *l)
+static double slots_sum(const double *slots)
 {
 	double sum = 0;
 	int i;
 
 	for (i = 0; i < OVERHEAD_SLOTS; i++)
-		sum += l->ledger.slots[i];
+		sum += slots[i];
 	return sum;
+}
+
+double overhead__last_second(const struct overhead_limit *l)
+{
+	return slots_sum(l->ledger.slots);
+}
+
+double overhead__last_second_admit(const struct overhead_limit *l)
+{
+	return slots_sum(l->ledger.admit_slots);
 }
 
 void overhead__closing_add(struct overhead_limit *l, struct uprobes_closing *c,
@@ -696,7 +713,7 @@ int overhead_limit__check(struct overhead_limit *l)
 {
 	struct overhead_delta *delta;
 	struct timespec now;
-	double dt, live, total, budget = overhead__budget(l);
+	double dt, live, rate, total, budget = overhead__budget(l);
 	size_t i;
 	int err;
 
@@ -710,9 +727,13 @@ int overhead_limit__check(struct overhead_limit *l)
 		return err;
 	live = live_paid(l);
 	l->last = now;
-	/* over: the live probes now, and the second they end */
-	if ((live / (dt / 1e9) <= budget ||
-	     overhead__last_second(l) <= budget) &&
+	/* over: the live probes now, and the second they end has paid half
+	 * the budget or they cost BURST times it (a function quiet on trial
+	 * that turns hot at half a CPU would take the whole budget in 100 ms,
+	 * before the second is over) */
+	rate = live / (dt / 1e9);
+	if ((rate <= budget || (overhead__last_second(l) <= budget / 2 &&
+				rate <= BURST * budget)) &&
 	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
 		return 0;
 	l->rated_ns = overhead__ns(&now);

@@ -21,9 +21,16 @@
  * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): the probes are not
  * attached at once but tried in batches, in groups of a few dozen probes
  * with links of their own. A batch is attached on trial (its hits
- * accounted, not counted) for 10 ms, or until it has cost half of what the
- * last second left of the budget (at most a quarter of it): then no more
- * of its groups are attached. Returns whose functions' calls are probed
+ * accounted, not counted) for 10 ms, or until it has cost its cap: then
+ * no more of its groups are attached. What a trial costs is its hits,
+ * attaching its probes and, about as much again, closing them; admission
+ * (trials, closing, attaching and detaching) has half the budget, the
+ * kept the other half. The cap is the room the last second left, of the
+ * budget and of admission's half, divided by what trials cost beyond
+ * their cap (the ledger's admission cost from a trial's start until its
+ * links are closed, against its cost when it ended, averaged over
+ * trials: hot probes trap until closed), at most a quarter of the budget;
+ * a trial waits for the links of the one before to be closed. Returns whose functions' calls are probed
  * too (gofunclatency's, gofuncgraph's exits) are not on trial: a return
  * per call, at the cost of the function's costliest return site, is what
  * they will cost (a single-stepped return costs twenty times an emulated
@@ -50,8 +57,11 @@
  *
  * The check (overhead_limit__check(), a hundred times a second): what the
  * live probes cost since the last check (their hits, apart from those on
- * trial or being closed); when that is over PCT% of one CPU and so is the
- * last second, or once a second, each index's rate since it was last read,
+ * trial or being closed); when that is over PCT% of one CPU and the last
+ * second has paid half the budget, or at once when it is over three times
+ * PCT% (a function quiet on trial that turns hot at half a CPU, as the
+ * garbage collector's do in its cycles, would pay the whole budget in 100
+ * ms), or once a second, each index's rate since it was last read,
  * times what its hits cost (the counters are mapped into the tool's
  * memory, percpu_mmap: a read of 24,000 on 2 CPUs takes 0.8 ms of the
  * CPU a busy target shares; through the bpf() syscall it took 14 ms);
@@ -156,6 +166,10 @@ struct overhead_ledger {
 	double total_ns;
 	double work_ns;			/* of it: attaching, detaching */
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */
+	/* of it, admission's: the hits on trial and of links closing, and
+	 * attaching and detaching */
+	double admit_slots[OVERHEAD_SLOTS];
+	double admit_ns;		/* admission's, in all */
 	long slot;			/* of the last read, in 100 ms from begun */
 	double second_ns;		/* in the whole second going on */
 	long second;			/* which, from begun */

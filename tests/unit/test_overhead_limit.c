@@ -335,7 +335,60 @@ TEST(ledger_charges_early_runs_less)
 	CHECK(l.ledger.total_ns > want * 0.999 &&
 	      l.ledger.total_ns < want * 1.001);
 	CHECK(l.ledger.work_ns == work);
+	/* admission's share: the hits on trial, attaching and detaching */
+	want = 1000 * (l.cost.emulated_ns + 50) + work;
+	CHECK(l.ledger.admit_ns > want * 0.999 &&
+	      l.ledger.admit_ns < want * 1.001);
+	CHECK(overhead__last_second_admit(&l) > want * 0.999 &&
+	      overhead__last_second_admit(&l) < want * 1.001);
+	CHECK(overhead__last_second(&l) > l.ledger.total_ns * 0.999);
+	/* and a second later, none of it in the last second */
+	sleep_ms(1100);
+	CHECK_EQ_INT(overhead__ledger_update(&l), 0);
+	CHECK(overhead__last_second_admit(&l) == 0);
+	CHECK(l.ledger.admit_ns > want * 0.999);
 	ledger__stop(&l, hits_fd, paid_fd, v);
+}
+
+/* A function quiet until now that turns hot: at three times the budget
+ * and more it is detached at the first check, before the second it costs
+ * in has paid half the budget (at 20% of a CPU, 5% in all is paid in a
+ * quarter of a second). */
+TEST(check_detaches_a_burst_at_once)
+{
+	static __u8 gen_state[COOKIE_GENS];
+	struct overhead_limit l;
+	__u64 hits;
+	int fd, paid_fd, n;
+
+	CHECK_EQ_INT(overhead_limit__init(&l, 5, NINDEXES), 0);
+	n = start(&l, &fd, &paid_fd, gen_state);
+	CHECK_EQ_INT(n, 0);
+	if (n)
+		return;
+	/* index 1's hits over ~110 ms cost 20 ms of the target's time
+	 * (18% of a CPU, under the 25 ms of half the budget) */
+	hits = 20e6 / l.cost.emulated_ns;
+	CHECK_EQ_INT(set_hits(fd, 1, hits, hits, 0), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 1);
+	CHECK(overhead_limit__detached(&l, 1) != NULL);
+	CHECK(overhead__last_second(&l) < overhead__budget(&l) / 2);
+	/* a second on (the rates read once a second), index 2 at twice the
+	 * budget, under three times: nothing is read until the second has
+	 * paid half of it */
+	sleep_ms(1100);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	hits += 11e6 / l.cost.emulated_ns;
+	CHECK_EQ_INT(set_hits(fd, 2, hits, hits, 0), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	CHECK(overhead_limit__detached(&l, 2) == NULL);
+	close(fd);
+	close(paid_fd);
+	overhead_limit__free(&l);
 }
 
 TEST(generations_are_apart)
@@ -397,6 +450,7 @@ TEST(rates_read_as_people_do)
 int main(void)
 {
 	RUN(check_detaches_the_costly);
+	RUN(check_detaches_a_burst_at_once);
 	RUN(ledger_adds_what_was_paid);
 	RUN(runs_split_live_from_early);
 	RUN(ledger_charges_early_runs_less);
