@@ -37,7 +37,8 @@
 # 10000 calls/s), BENCH_TRACE_BISECT (its bisection steps, 2),
 # BENCH_SCHED_ITEMS (items of section 6a, 20000), BENCH_ADMIT_WINDOWS
 # (windows a tool in section 7, 10), BENCH_METRICS_TURNS (turns of section
-# 8, 3).
+# 8, 3), BENCH_ONLY (the scripts to run, by name: "admission metrics" runs
+# sections 7 and 8 alone; all by default).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -98,17 +99,24 @@ echo "Absolute times on this shared VM are noisy: compare the ratios."
 # Per-call costs first, then the RSS runs on the same loop program: a bpftrace
 # that overran its timeout leaves the kernel closing its uprobes for minutes,
 # so the attach runs, the longest of them last, come at the end.
-"$ROOT/bench/percall.sh"
-"$ROOT/bench/rss.sh"
-"$ROOT/bench/latency.sh"
-"$ROOT/bench/trace.sh"
-"$ROOT/bench/sched.sh"
-"$ROOT/bench/admission.sh"
-"$ROOT/bench/metrics.sh"
-"$ROOT/bench/attach.sh"
-"$ROOT/bench/rss.sh" table
+# part NAME ARGS...: the script NAME of bench/, unless BENCH_ONLY leaves it out.
+part() {
+	[[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $1 "* ]] || return 0
+	"$ROOT/bench/$1.sh" "${@:2}"
+}
+
+part percall
+part rss
+part latency
+part trace
+part sched
+part admission
+part metrics
+part attach
+part rss table
 
 for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7 8; do
+	[[ -f $BENCH_WORK/section$s.txt ]] || continue
 	echo
 	cat "$BENCH_WORK/section$s.txt"
 done
