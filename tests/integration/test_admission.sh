@@ -19,24 +19,25 @@
 # window is 75% to 96% of its median, so each attempt brackets the tool's
 # windows with untraced ones, before and after, and a window must serve
 # MIN_PCT% of the lowest untraced window, their median MEDIAN_PCT% of the
-# untraced median. Up to ATTEMPTS attempts absorb noise; a systematic miss
-# does not pass: the windows of all attempts together must keep a median of
-# ALL_MEDIAN_PCT% or more. The goal's thresholds (85% of the lowest
-# untraced, a median of 90%) were met in six runs of 2026-11-27 by all
-# four tools, mostly in the first attempt (attempt medians 87% to 101%),
-# once the hit counters were read from memory rather than through bpf()
-# and admission waited for a live run's cost (lib/cli/overhead_limit.h);
-# in the seventh, gotrace --no-values kept a median of 89% in all three
-# attempts, one window at 73%. So the test asks for 80% and 85%, and 85%
-# over all attempts (80% before those changes).
+# untraced median: the goal's thresholds. Up to ATTEMPTS attempts absorb
+# noise; a systematic miss does not pass: the windows of all attempts
+# together must keep a median of ALL_MEDIAN_PCT% or more. Until admission
+# paid from half the budget with its trials' closing counted, and the
+# checks took a function that turns hot at three times the budget at once
+# (lib/cli/overhead_limit.h), one attempt in ten or so kept a median near
+# 78% in all its windows and the test asked for 80% and 85%; since, 18 of
+# 20 first attempts (five runs of 2026-11-27) met the goal, the other two
+# at medians of 87% and 92.5%, and in a sixth run one tool met it in its
+# second attempt, one in its third (its medians 89%, 86.5%, 95.5%): so
+# four attempts.
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
-MIN_PCT=80
-MEDIAN_PCT=85
+MIN_PCT=85
+MEDIAN_PCT=90
 WINDOWS=10
 UNTRACED_WINDOWS=5
-ATTEMPTS=3
+ATTEMPTS=4
 ALL_MEDIAN_PCT=85
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
