@@ -326,7 +326,6 @@ static double trial_paid(const struct overhead_limit *l,
 struct trial {
 	double exposure_ns;		/* how long the probes were on trial */
 	double paid_ns;			/* what their hits cost */
-	double work_ns;			/* what attaching them cost */
 	double *rate;			/* per index of the batch, ns per s */
 	double *calls;			/* calls per s */
 	bool *keep;
@@ -445,8 +444,7 @@ static double trial__cost(struct trial *t, const struct overhead_limit *l,
 			  const struct probe_hits *from, uint64_t work)
 {
 	t->paid_ns = trial_paid(l, from);
-	t->work_ns = uprobes__work_ns() - work;
-	return t->paid_ns + 2 * t->work_ns;
+	return t->paid_ns + 2 * (double)(uprobes__work_ns() - work);
 }
 
 /* Try B's probes, attached on trial group by group (no more groups once
@@ -462,7 +460,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	int err = 0;
 	__u32 i;
 
-	t->paid_ns = t->work_ns = 0;
+	t->paid_ns = 0;
 	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
 	overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
 	t0 = overhead__now_ns();

@@ -30,8 +30,9 @@
  * their cap (the ledger's admission cost from a trial's start until its
  * links are closed, against its cost when it ended, averaged over
  * trials: hot probes trap until closed), at most a quarter of the budget;
- * a trial waits for the links of the one before to be closed. Returns whose functions' calls are probed
- * too (gofunclatency's, gofuncgraph's exits) are not on trial: a return
+ * a trial waits for the links of the one before to be closed. Returns
+ * whose functions' calls are probed too (gofunclatency's, gofuncgraph's
+ * exits) are not on trial: a return
  * per call, at the cost of the function's costliest return site, is what
  * they will cost (a single-stepped return costs twenty times an emulated
  * entry on some machines: trials of the calls alone cost that much less).

@@ -520,7 +520,7 @@ const struct go_func *go_binary__func_at(const struct go_binary *bin,
 	return addr - f->addr < f->size ? f : NULL;
 }
 
-static int cmp_by_name(const void *a, const void *b)
+int go_func__cmp_by_name(const void *a, const void *b)
 {
 	const struct go_func *x = *(const struct go_func *const *)a;
 	const struct go_func *y = *(const struct go_func *const *)b;
@@ -550,7 +550,7 @@ const struct go_func *go_binary__func_by_name(const struct go_binary *bin,
 		for (i = 0; i < bin->nfuncs; i++)
 			b->by_name[i] = &bin->funcs[i];
 		qsort(b->by_name, bin->nfuncs, sizeof(*b->by_name),
-		      cmp_by_name);
+		      go_func__cmp_by_name);
 	}
 	/* the first of that name: the lowest address, as the scan was */
 	while (lo < hi) {

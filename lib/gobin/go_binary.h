@@ -96,6 +96,9 @@ size_t go_binary__func_span(const struct go_binary *bin,
 const struct go_func *go_binary__func_by_name(const struct go_binary *bin,
 					      const char *name);
 
+/* qsort()'s order of two const struct go_func *: by name, then address. */
+int go_func__cmp_by_name(const void *a, const void *b);
+
 /* Parse "go1.21.3" (also "devel go1.22-abc", "go1.18beta1") into minor
  * version 21; returns -1 when not a Go 1.x version. */
 int go_version__minor(const char *version);

@@ -119,17 +119,6 @@ static int add_probe(const struct go_binary *bin, struct func_probes *fp,
 	return 0;
 }
 
-static int cmp_funcs_by_name(const void *a, const void *b)
-{
-	const struct go_func *fa = *(const struct go_func *const *)a;
-	const struct go_func *fb = *(const struct go_func *const *)b;
-	int c = strcmp(fa->name, fb->name);
-
-	if (c)
-		return c;
-	return fa->addr < fb->addr ? -1 : fa->addr > fb->addr;
-}
-
 /* Is FN the ABI wrapper of another function of the same name in
  * GROUP[0..n)? */
 static int add_function(const struct go_binary *bin, const struct go_func *fn,
@@ -167,7 +156,7 @@ static int add_functions(const struct go_binary *bin,
 	for (i = 0; i < bin->nfuncs; i++)
 		if (name_selected(m, reading, bin->funcs[i].name))
 			sel[n++] = &bin->funcs[i];
-	qsort(sel, n, sizeof(*sel), cmp_funcs_by_name);
+	qsort(sel, n, sizeof(*sel), go_func__cmp_by_name);
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && !strcmp(sel[j]->name, sel[i]->name); j++)
 			;

@@ -223,6 +223,96 @@ static void ledger__stop(struct overhead_limit *l, int hits_fd, int paid_fd,
 	overhead_limit__free(l);
 }
 
+TEST(check_detaches_a_burst_at_once)
+{
+	struct overhead_limit l;
+	struct probe_hits *v;
+	__u64 hits;
+	int fd, paid_fd;
+
+	if (ledger__start(&l, &fd, &paid_fd, &v)) {
+		CHECK(!"a limit started");
+		return;
+	}
+	/* index 1's hits over ~110 ms cost 20 ms of the target's time
+	 * (18% of a CPU, under the 25 ms of half the budget) */
+	hits = 20e6 / l.cost.emulated_ns;
+	CHECK_EQ_INT(set_hits(fd, 1, hits, hits, 0), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 1);
+	CHECK(overhead_limit__detached(&l, 1) != NULL);
+	CHECK(overhead__last_second(&l) < overhead__budget(&l) / 2);
+	/* a second on (the rates read once a second), index 2 at twice the
+	 * budget, under three times: nothing is read until the second has
+	 * paid half of it */
+	sleep_ms(1100);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	hits += 11e6 / l.cost.emulated_ns;
+	CHECK_EQ_INT(set_hits(fd, 2, hits, hits, 0), 0);
+	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
+	sleep_ms(110);
+	CHECK_EQ_INT(overhead_limit__check(&l), 0);
+	CHECK(overhead_limit__detached(&l, 2) == NULL);
+	ledger__stop(&l, fd, paid_fd, v);
+}
+
+TEST(generations_are_apart)
+{
+	static __u8 gen_state[COOKIE_GENS];
+	struct overhead_limit l;
+	int a, b, c, i;
+
+	memset(&l, 0, sizeof(l));
+	l.next_gen = 1;
+	l.gen_state = gen_state;
+	a = overhead__gen_alloc(&l, PROBE_GEN_TRIAL);
+	b = overhead__gen_alloc(&l, PROBE_GEN_LIVE);
+	/* never 0, the generation of links attached for good without
+	 * uprobe_multi; the states set as asked */
+	CHECK(a > 0 && b > 0 && a != b);
+	CHECK_EQ_INT(gen_state[a], PROBE_GEN_TRIAL);
+	CHECK_EQ_INT(gen_state[b], PROBE_GEN_LIVE);
+	/* all the others taken, the one freed is given again */
+	for (i = 2; i < (int)COOKIE_GENS - 1; i++)
+		CHECK(overhead__gen_alloc(&l, PROBE_GEN_DEAD) > 0);
+	CHECK(overhead__gen_alloc(&l, PROBE_GEN_LIVE) == -ENOSPC);
+	overhead__gen_free(&l, a);
+	c = overhead__gen_alloc(&l, PROBE_GEN_LIVE);
+	CHECK_EQ_INT(c, a);
+	CHECK_EQ_INT(gen_state[c], PROBE_GEN_LIVE);
+	/* a cookie carries its generation apart from its index and flags */
+	CHECK_EQ_INT(COOKIE_GEN(COOKIE_WITH_GEN(COOKIE_MAKE(7, EFLAGS_CF,
+			COOKIE_STEPPED), 2047)), 2047);
+	CHECK_EQ_INT(COOKIE_INDEX(COOKIE_WITH_GEN(COOKIE_MAKE(7, 0, 0), 5)), 7);
+	CHECK(COOKIE_WITH_GEN(COOKIE_WITH_GEN(COOKIE_MAKE(7, EFLAGS_CF,
+			COOKIE_STEPPED), 9), 0) ==
+	      COOKIE_MAKE(7, EFLAGS_CF, COOKIE_STEPPED));
+}
+
+TEST(rates_read_as_people_do)
+{
+	struct overhead_index x = { .detached_calls = 42 };
+	char buf[128];
+
+	x.detached_rate = 2.5e6;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "detached after 42 calls at 2.5M calls/s");
+	x.detached_rate = 35000;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "detached after 42 calls at 35.0k calls/s");
+	x.detached_rate = 120;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "detached after 42 calls at 120 calls/s");
+	x.refused = true;
+	x.detached_rate = 658000;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "not attached: 658.0k calls/s on trial");
+	x.no_room = true;
+	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
+		     "not attached: no room left in the budget");
+}
+
 TEST(ledger_adds_what_was_paid)
 {
 	int hits_fd, paid_fd, ncpus = libbpf_num_possible_cpus();
@@ -354,99 +444,6 @@ TEST(ledger_charges_early_runs_less)
  * and more it is detached at the first check, before the second it costs
  * in has paid half the budget (at 20% of a CPU, 5% in all is paid in a
  * quarter of a second). */
-TEST(check_detaches_a_burst_at_once)
-{
-	static __u8 gen_state[COOKIE_GENS];
-	struct overhead_limit l;
-	__u64 hits;
-	int fd, paid_fd, n;
-
-	CHECK_EQ_INT(overhead_limit__init(&l, 5, NINDEXES), 0);
-	n = start(&l, &fd, &paid_fd, gen_state);
-	CHECK_EQ_INT(n, 0);
-	if (n)
-		return;
-	/* index 1's hits over ~110 ms cost 20 ms of the target's time
-	 * (18% of a CPU, under the 25 ms of half the budget) */
-	hits = 20e6 / l.cost.emulated_ns;
-	CHECK_EQ_INT(set_hits(fd, 1, hits, hits, 0), 0);
-	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
-	sleep_ms(110);
-	CHECK_EQ_INT(overhead_limit__check(&l), 1);
-	CHECK(overhead_limit__detached(&l, 1) != NULL);
-	CHECK(overhead__last_second(&l) < overhead__budget(&l) / 2);
-	/* a second on (the rates read once a second), index 2 at twice the
-	 * budget, under three times: nothing is read until the second has
-	 * paid half of it */
-	sleep_ms(1100);
-	CHECK_EQ_INT(overhead_limit__check(&l), 0);
-	hits += 11e6 / l.cost.emulated_ns;
-	CHECK_EQ_INT(set_hits(fd, 2, hits, hits, 0), 0);
-	CHECK_EQ_INT(set_live_paid(paid_fd, hits, 0), 0);
-	sleep_ms(110);
-	CHECK_EQ_INT(overhead_limit__check(&l), 0);
-	CHECK(overhead_limit__detached(&l, 2) == NULL);
-	close(fd);
-	close(paid_fd);
-	overhead_limit__free(&l);
-}
-
-TEST(generations_are_apart)
-{
-	static __u8 gen_state[COOKIE_GENS];
-	struct overhead_limit l;
-	int a, b, c, i;
-
-	memset(&l, 0, sizeof(l));
-	l.next_gen = 1;
-	l.gen_state = gen_state;
-	a = overhead__gen_alloc(&l, PROBE_GEN_TRIAL);
-	b = overhead__gen_alloc(&l, PROBE_GEN_LIVE);
-	/* never 0, the generation of links attached for good without
-	 * uprobe_multi; the states set as asked */
-	CHECK(a > 0 && b > 0 && a != b);
-	CHECK_EQ_INT(gen_state[a], PROBE_GEN_TRIAL);
-	CHECK_EQ_INT(gen_state[b], PROBE_GEN_LIVE);
-	/* all the others taken, the one freed is given again */
-	for (i = 2; i < (int)COOKIE_GENS - 1; i++)
-		CHECK(overhead__gen_alloc(&l, PROBE_GEN_DEAD) > 0);
-	CHECK(overhead__gen_alloc(&l, PROBE_GEN_LIVE) == -ENOSPC);
-	overhead__gen_free(&l, a);
-	c = overhead__gen_alloc(&l, PROBE_GEN_LIVE);
-	CHECK_EQ_INT(c, a);
-	CHECK_EQ_INT(gen_state[c], PROBE_GEN_LIVE);
-	/* a cookie carries its generation apart from its index and flags */
-	CHECK_EQ_INT(COOKIE_GEN(COOKIE_WITH_GEN(COOKIE_MAKE(7, EFLAGS_CF,
-			COOKIE_STEPPED), 2047)), 2047);
-	CHECK_EQ_INT(COOKIE_INDEX(COOKIE_WITH_GEN(COOKIE_MAKE(7, 0, 0), 5)), 7);
-	CHECK(COOKIE_WITH_GEN(COOKIE_WITH_GEN(COOKIE_MAKE(7, EFLAGS_CF,
-			COOKIE_STEPPED), 9), 0) ==
-	      COOKIE_MAKE(7, EFLAGS_CF, COOKIE_STEPPED));
-}
-
-TEST(rates_read_as_people_do)
-{
-	struct overhead_index x = { .detached_calls = 42 };
-	char buf[128];
-
-	x.detached_rate = 2.5e6;
-	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
-		     "detached after 42 calls at 2.5M calls/s");
-	x.detached_rate = 35000;
-	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
-		     "detached after 42 calls at 35.0k calls/s");
-	x.detached_rate = 120;
-	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
-		     "detached after 42 calls at 120 calls/s");
-	x.refused = true;
-	x.detached_rate = 658000;
-	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
-		     "not attached: 658.0k calls/s on trial");
-	x.no_room = true;
-	CHECK_EQ_STR(overhead_index__str(&x, buf, sizeof(buf)),
-		     "not attached: no room left in the budget");
-}
-
 int main(void)
 {
 	RUN(check_detaches_the_costly);
