@@ -564,9 +564,21 @@ int trace_hit(struct pt_regs *ctx)
 		} else {
 			size += __builtin_offsetof(struct trace_event, value);
 		}
-	} else
+	} else if (plan->nstrs) {
 		size = __builtin_offsetof(struct trace_event, str) +
 		       (__u64)(plan->nstrs & 7) * sizeof(e->str[0]);
+	} else if (e->nframes) {
+		/* no strings: up to its last frame, or its last word (an
+		 * event of --no-values is a sixth the size, and the ring
+		 * buffer holds six times as many) */
+		size = __builtin_offsetof(struct trace_event, frames) +
+		       (__u64)(e->nframes & (2 * STACK_MAX_FRAMES - 1)) *
+		       sizeof(e->frames[0]);
+	} else {
+		size = __builtin_offsetof(struct trace_event, words) +
+		       (__u64)(plan->nwords & (2 * TRACE_MAX_WORDS - 1)) *
+		       sizeof(e->words[0]);
+	}
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	if (bpf_ringbuf_output(&events, e, size, events__wakeup()))

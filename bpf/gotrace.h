@@ -176,6 +176,8 @@ struct trace_plan {
 	struct trace_vroot vroots[TRACE_MAX_VROOTS];
 };
 
+/* An event is sent as far as it is used: its strings, else its frames (-U),
+ * else the words its plan reads; with %v, its memory after all. */
 struct trace_event {
 	__u64 ts;		/* bpf_ktime_get_ns() */
 	__u64 goid;		/* 0 when unknown (gccgo) */

@@ -251,6 +251,7 @@ struct printer {
 	unsigned int limit_rounds;	/* its detaching checks printed */
 	struct value_memory mem;	/* %v: the event's chunks */
 	char row_name[4096];		/* row_name()'s */
+	struct trace_event whole;	/* a short event, made whole */
 };
 
 /* -U: how many frames of E to print. */
@@ -422,6 +423,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (env.max_events && pr->nevents >= env.max_events)
 		return 0;
+	e = trace_event__whole(data, size, &pr->whole);
 	print_event(pr, e, &pr->set->rows[e->row]);
 	pr->nevents++;
 	return tool__events_slice();

@@ -10,16 +10,22 @@ int trace_event__check(const struct trace_event *e, size_t size,
 		       const struct trace_plan_set *s, struct value_memory *mem)
 {
 	const size_t strs = offsetof(struct trace_event, str);
+	const size_t words = offsetof(struct trace_event, words);
+	const size_t frames = offsetof(struct trace_event, frames);
 	const struct trace_plan *plan;
 	const uint8_t *value;
-	size_t values;
+	size_t values, nframes;
 
-	/* the event ends after the strings its plan reads, or with %v
-	 * after the memory it read */
-	if (size < strs || e->row >= s->nrows)
+	/* the event ends after the words its plan reads, its frames, the
+	 * strings the plan reads, or with %v after the memory it read */
+	if (size < words || e->row >= s->nrows)
 		return -EINVAL;
 	plan = trace_plan_set__plan(s, e->row);
-	if (size < strs + plan->nstrs * sizeof(e->str[0]))
+	nframes = e->nframes < STACK_MAX_FRAMES ? e->nframes : STACK_MAX_FRAMES;
+	if (size < words + plan->nwords * sizeof(e->words[0]) ||
+	    (nframes && size < frames + nframes * sizeof(e->frames[0])))
+		return -EINVAL;
+	if (plan->nstrs && size < strs + plan->nstrs * sizeof(e->str[0]))
 		return -EINVAL;
 	mem->n = 0;
 	if (!plan->nvroots || e->tail)
@@ -31,6 +37,18 @@ int trace_event__check(const struct trace_event *e, size_t size,
 	    value_memory__parse(mem, value, e->value_len, e->nchunks))
 		return -EINVAL;
 	return 0;
+}
+
+const struct trace_event *trace_event__whole(const void *data, size_t size,
+					     struct trace_event *whole)
+{
+	const size_t strs = offsetof(struct trace_event, str);
+
+	if (size >= strs)
+		return data;
+	memcpy(whole, data, size);
+	memset((char *)whole + size, 0, strs - size);
+	return whole;
 }
 
 /* What %v asks of the event's binary: its types, as loaded in the event's

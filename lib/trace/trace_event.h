@@ -21,12 +21,22 @@
 
 /*
  * Is E, SIZE bytes from the ring buffer, a whole event of S: one of S's
- * rows, with the strings its plan reads and, for %v (but at a tail call,
- * which reads nothing), the memory BPF read, parsed into MEM? Returns 0,
- * or -EINVAL for an event to drop.
+ * rows, with the words its plan reads, its frames (-U), the strings its
+ * plan reads and, for %v (but at a tail call, which reads nothing), the
+ * memory BPF read, parsed into MEM? Returns 0, or -EINVAL for an event to
+ * drop.
  */
 int trace_event__check(const struct trace_event *e, size_t size,
 		       const struct trace_plan_set *s, struct value_memory *mem);
+
+/*
+ * DATA, SIZE bytes of a checked event, as a whole struct trace_event: BPF
+ * sends an event without strings only as far as its words or frames
+ * (bpf/gotrace.h), and the rest of its fixed part is read as zeros, from
+ * a copy in WHOLE. Returns DATA itself when it has its fixed part.
+ */
+const struct trace_event *trace_event__whole(const void *data, size_t size,
+					     struct trace_event *whole);
 
 /* What the values of an event are rebuilt with. */
 struct trace_event_ctx {

@@ -66,21 +66,33 @@ static struct trace_event *new_event(void)
 	return e;
 }
 
-/* An event is at least its fixed part, and of a row of the set. */
+/* An event without strings ends after the words its plan reads, or with
+ * -U after its frames; it is of a row of the set. */
 TEST(check_header_and_row)
 {
 	struct trace_event *e = new_event(), *short_event;
-	const size_t strs = offsetof(struct trace_event, str);
+	const size_t words = offsetof(struct trace_event, words);
+	const size_t frames = offsetof(struct trace_event, frames);
 	struct value_memory mem;
 	struct planned p;
+	size_t end;
 
 	if (plan("values-go1.21-default", "main.showPoint", &p))
 		goto out;
 	CHECK_EQ_INT(trace_plan_set__plan(&p.set, 0)->nstrs, 0);
 	CHECK_EQ_INT(trace_plan_set__plan(&p.set, 0)->nvroots, 0);
-	CHECK_EQ_INT(trace_event__check(e, strs, &p.set, &mem), 0);
-	CHECK_EQ_INT(trace_event__check(e, strs - 1, &p.set, &mem), -EINVAL);
+	CHECK(trace_plan_set__plan(&p.set, 0)->nwords >= 2);
+	end = words + trace_plan_set__plan(&p.set, 0)->nwords *
+		      sizeof(e->words[0]);
+	CHECK_EQ_INT(trace_event__check(e, end, &p.set, &mem), 0);
+	CHECK_EQ_INT(trace_event__check(e, end - 1, &p.set, &mem), -EINVAL);
 	CHECK_EQ_INT(trace_event__check(e, 0, &p.set, &mem), -EINVAL);
+	e->nframes = 3;
+	CHECK_EQ_INT(trace_event__check(e, frames + 3 * sizeof(e->frames[0]),
+					&p.set, &mem), 0);
+	CHECK_EQ_INT(trace_event__check(e, frames + 3 * sizeof(e->frames[0]) -
+					1, &p.set, &mem), -EINVAL);
+	e->nframes = 0;
 	/* nothing past SIZE is read (ASan says so if it is) */
 	short_event = malloc(16);
 	CHECK(short_event != NULL);
@@ -97,6 +109,32 @@ TEST(check_header_and_row)
 out:
 	planned__free(&p);
 	free(e);
+}
+
+/* A short event is read whole: what BPF did not send is zeros, and the
+ * words it sent are kept; an event with its fixed part is itself. */
+TEST(whole_event)
+{
+	const size_t words = offsetof(struct trace_event, words);
+	struct trace_event *sent = new_event(), *whole = new_event();
+	const struct trace_event *e;
+
+	sent->row = 7;
+	sent->nframes = 0;
+	sent->words[0] = 42;
+	sent->words[1] = 43;
+	memset(whole, 0xff, sizeof(*whole));
+	e = trace_event__whole(sent, words + sizeof(sent->words[0]), whole);
+	CHECK(e == whole);
+	CHECK_EQ_INT(e->row, 7);
+	CHECK_EQ_INT(e->words[0], 42);
+	CHECK_EQ_INT(e->words[1], 0);
+	CHECK_EQ_INT(e->frames[STACK_MAX_FRAMES - 1], 0);
+	CHECK_EQ_INT(e->str_len[0], 0);
+	e = trace_event__whole(sent, offsetof(struct trace_event, str), whole);
+	CHECK(e == sent);
+	free(sent);
+	free(whole);
 }
 
 /* An event ends after the strings its plan reads. */
@@ -307,6 +345,7 @@ out:
 int main(void)
 {
 	RUN(check_header_and_row);
+	RUN(whole_event);
 	RUN(check_strings);
 	RUN(check_value_memory);
 	RUN(type_gc);
