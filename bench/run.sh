@@ -19,7 +19,7 @@
 #      without -S, the untraced loop and an empty BPF program at the
 #      tracker's sites; gofuncgraph's cost per recorded call and roots a
 #      second (bench/sched.sh)
-#   7. --max-overhead 5 '*' on the stripped net/http fixture under
+#   7. --max-overhead 5 and 25 '*' on the stripped net/http fixture under
 #      ApacheBench: each tool's 1-second windows from its "Tracing" against
 #      untraced ones before and after, beside the loss its ledger predicts
 #      and its costliest second (bench/admission.sh)

@@ -30,6 +30,10 @@
 # at medians of 87% and 92.5%, and in a sixth run one tool met it in its
 # second attempt, one in its third (its medians 89%, 86.5%, 95.5%): so
 # four attempts.
+#
+# The model (issue 22): the throughput lost against the loss the ledger
+# predicts, gofunccount's and gofunclatency's, within 1.5 x either way,
+# with --max-overhead 25 (model_case says why not 5).
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
@@ -39,6 +43,10 @@ WINDOWS=10
 UNTRACED_WINDOWS=5
 ATTEMPTS=4
 ALL_MEDIAN_PCT=85
+BUDGET=5
+MODEL_BUDGET=25
+MODEL_FACTOR=1.5
+MODEL_ATTEMPTS=3
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
 # its failed requests, as "COMPLETE FAILED".
@@ -54,28 +62,39 @@ median() {
 }
 
 # windows N: N windows on the running server, their requests into W,
-# their failed requests added to FAILED.
+# their failed requests added to FAILED, the server's CPU time (clock
+# ticks) and the seconds they took added to TICKS and SECS.
 windows() {
-	local w
+	local w c0 t0=$EPOCHREALTIME
+	c0=$(cpu_ticks "$spid")
 	W=()
 	for _ in $(seq "$1"); do
 		w=$(window "$addr")
 		W+=("${w% *}")
 		failed=$((failed + ${w#* }))
 	done
+	TICKS=$((TICKS + $(cpu_ticks "$spid") - c0))
+	SECS=$(awk -v s="$SECS" -v t0="$t0" -v t1="$EPOCHREALTIME" 'BEGIN { print s + t1 - t0 }')
 }
 
-# admit_try TOOL ARGS...: one attempt: untraced windows, the tool's from
-# its "Tracing", untraced again once it is gone; the tool's as % of the
-# median of the untraced (before and after: the rate of this VM moves by a
-# fifth from one ten seconds to the next, untraced) into PCTS, the
-# untraced into UNTRACED. Sets RC, the tool's exit status.
+# cpu_ticks PID: its user and system time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# admit_try TOOL ARGS...: one attempt with --max-overhead $BUDGET:
+# untraced windows, the tool's from its "Tracing", untraced again once it
+# is gone; the tool's as % of the median of the untraced (before and
+# after: the rate of this VM moves by a fifth from one ten seconds to the
+# next, untraced) into PCTS, the untraced into UNTRACED, the CPU the
+# server used untraced (% of one) into SERVER_CPU. Sets RC, the tool's
+# exit status.
 admit_try() {
 	local tool=$1 tpid before c traced
 	shift
+	TICKS=0 SECS=0
 	windows "$UNTRACED_WINDOWS"
 	before=("${W[@]}")
-	"$BUILD/$tool" --max-overhead 5 -p "$spid" "$@" >"$out.out" 2>"$out.err" &
+	local ticks=$TICKS secs=$SECS
+	"$BUILD/$tool" --max-overhead "$BUDGET" -p "$spid" "$@" >"$out.out" 2>"$out.err" &
 	tpid=$!
 	for _ in $(seq 300); do
 		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
@@ -86,8 +105,12 @@ admit_try() {
 	kill -INT "$tpid" 2>/dev/null
 	wait "$tpid"
 	RC=$?
+	TICKS=0 SECS=0
 	windows "$UNTRACED_WINDOWS"
 	UNTRACED=("${before[@]}" "${W[@]}")
+	SERVER_CPU=$(awk -v c="$((ticks + TICKS))" -v hz="$(getconf CLK_TCK)" \
+		-v s="$(awk -v a="$secs" -v b="$SECS" 'BEGIN { print a + b }')" \
+		'BEGIN { printf "%.0f", 100 * c / hz / s }')
 	untraced=$(median "${UNTRACED[@]}")
 	PCTS=()
 	for c in "${traced[@]}"; do
@@ -134,6 +157,48 @@ admit_case() {
 		fail "$name" "$lost events lost, $printed lines printed: the events of the probes kept are not read while the others are tried"
 	else
 		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err")${printed:+; $printed lines printed, $lost events lost}"
+	fi
+}
+
+# model_case NAME TOOL ARGS...: issue 22's check of the model: the loss of
+# throughput measured (100% less the mean of the tool's windows, % of the
+# untraced median) against the loss the ledger predicts (what it says the
+# probes cost on average, % of a CPU, over the CPU the server used
+# untraced), within a factor of MODEL_FACTOR either way, in one of
+# MODEL_ATTEMPTS attempts. With --max-overhead MODEL_BUDGET: at 5% the
+# loss predicted, 3% to 5% of the throughput, is under what the mean of
+# ten windows moves by untraced on this VM, and the ratio came out 0.25 to
+# 3.8; at 25% (a loss of 11% to 30%) it was 0.69 to 1.44 in all runs
+# of the four tools but two (2026-11-27; those two 1.79, and no loss
+# measured, the untraced rate having moved: hence attempts).
+model_case() {
+	local name=$1 tool=$2 out=$TMP/model-$2 failed=0 said= try untraced
+	local ledger measured predicted ratio met=
+	shift 2
+	for try in $(seq "$MODEL_ATTEMPTS"); do
+		BUDGET=$MODEL_BUDGET admit_try "$tool" "$@"
+		[[ $RC -ne 0 || $failed -ne 0 ]] && break
+		ledger=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
+		[[ -n $ledger ]] || break
+		measured=$(printf '%s\n' "${PCTS[@]}" | awk '{ s += $1 } END { printf "%.1f", 100 - s / NR }')
+		predicted=$(awk -v l="$ledger" -v c="$SERVER_CPU" 'BEGIN { printf "%.1f", 100 * l / c }')
+		ratio=$(awk -v m="$measured" -v p="$predicted" 'BEGIN { printf "%.2f", (p > 0 ? m / p : 99) }')
+		said+="${said:+; }loss $measured% measured, $predicted% predicted (${ledger}% of a CPU over the server's $SERVER_CPU%): $ratio"
+		if awk -v r="$ratio" -v f="$MODEL_FACTOR" 'BEGIN { exit !(r * f >= 1 && r <= f) }'; then
+			met=$try
+			break
+		fi
+	done
+	if [[ $RC -ne 0 ]]; then
+		fail "$name" "exit $RC: $(head -3 "$out.err")"
+	elif [[ $failed -ne 0 ]]; then
+		fail "$name" "$failed requests failed"
+	elif [[ -z $ledger ]]; then
+		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
+	elif [[ -z $met ]]; then
+		fail "$name" "$said: not within $MODEL_FACTOR x in $MODEL_ATTEMPTS attempts"
+	else
+		pass "$name: attempt $met of $MODEL_ATTEMPTS: $said"
 	fi
 }
 
@@ -213,6 +278,8 @@ test_admission() {
 		admit_case "gotrace --max-overhead 5 --no-values '*'" gotrace --no-values '*'
 		admit_case "gofuncgraph --max-overhead 5 --no-waits net/http.(*conn).serve '*'" \
 			gofuncgraph --no-waits 'net/http.(*conn).serve' '*'
+		model_case "gofunccount --max-overhead $MODEL_BUDGET '*': the model" gofunccount '*'
+		model_case "gofunclatency --max-overhead $MODEL_BUDGET '*': the model" gofunclatency '*'
 	fi
 	kill -TERM "$spid"
 	wait "$spid"
