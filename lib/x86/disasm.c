@@ -186,6 +186,21 @@ int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
 	return 0;
 }
 
+bool x86_insn__rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (ci->id != X86_INS_LEA || x->op_count != 2 ||
+	    x->operands[0].type != X86_OP_REG ||
+	    x->operands[1].type != X86_OP_MEM ||
+	    x->operands[1].mem.base != X86_REG_RIP ||
+	    x->operands[1].mem.index != X86_REG_INVALID)
+		return false;
+	*reg = x->operands[0].reg;
+	*addr = ci->address + ci->size + (uint64_t)x->operands[1].mem.disp;
+	return true;
+}
+
 bool x86_jmp__through_table(const cs_insn *ci)
 {
 	const cs_x86_op *op = &ci->detail->x86.operands[0];

@@ -38,6 +38,10 @@ const cs_insn *x86_disasm__operands(const cs_insn *plain);
  * address, into *TARGET; false for one through a register or memory. */
 bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target);
 
+/* Is CI (decoded with operands) `lea disp(%rip),%reg`? The register into
+ * *REG, the address it loads into *ADDR. */
+bool x86_insn__rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr);
+
 /*
  * FN's code into *CODE (the binary's memory), *LEN bytes: its size when
  * known, else up to the next function (go_binary__func_span()), or as much

@@ -45,22 +45,6 @@ static bool bounds_check(const uint8_t *code, size_t len, uint64_t addr,
 	return false;
 }
 
-/* Is CI `lea disp(%rip),%reg`? The register and the address. */
-static bool rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr)
-{
-	const cs_x86 *x = &ci->detail->x86;
-
-	if (ci->id != X86_INS_LEA || x->op_count != 2 ||
-	    x->operands[0].type != X86_OP_REG ||
-	    x->operands[1].type != X86_OP_MEM ||
-	    x->operands[1].mem.base != X86_REG_RIP ||
-	    x->operands[1].mem.index != X86_REG_INVALID)
-		return false;
-	*reg = x->operands[0].reg;
-	*addr = ci->address + ci->size + (uint64_t)x->operands[1].mem.disp;
-	return true;
-}
-
 /* Does CI read memory based at REG with an index register? */
 static bool indexed_load(const cs_insn *ci, x86_reg reg)
 {
@@ -97,7 +81,7 @@ int indexed_table__find(const struct go_binary *bin, const struct go_func *fn,
 		if (!have_len && compare_immediate(ci, &imm)) {
 			have_len = bounds_check(code + off, span - off,
 						fn->addr + off, imm, &n);
-		} else if (rip_lea(ci, &lea_reg, &lea_addr)) {
+		} else if (x86_insn__rip_lea(ci, &lea_reg, &lea_addr)) {
 			continue;
 		} else if (have_len && lea_reg != X86_REG_INVALID &&
 			   indexed_load(ci, lea_reg)) {

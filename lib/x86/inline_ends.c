@@ -22,6 +22,10 @@
 #define MAX_PASSED	16
 /* caller's instructions gc may interleave with a copy's, in a row */
 #define MAX_INTERLEAVED	16
+/* entries of a switch's jump table read, at most */
+#define JUMP_TABLE_MAX	4096
+/* NOPs between the lea of a jump table and its jmp, at most */
+#define JUMP_TABLE_NOPS	4
 
 struct flow_insn {
 	uint64_t addr;
@@ -94,10 +98,81 @@ static bool call_returns(const struct go_binary *bin, const cs_insn *ci)
 	       !go_func__never_returns(callee->name);
 }
 
+/* Is there an edge from I to TO yet? */
+static bool has_edge(const struct inline_ends *e, const struct flow_insn *i,
+		     uint64_t to)
+{
+	size_t k;
+
+	for (k = i->succ; k < e->nedges; k++)
+		if (e->edges[k].to == to)
+			return true;
+	return false;
+}
+
+/*
+ * The edges of the JMP JI (decoded without operands) through a switch's
+ * jump table, I in the body at ENTRY whose LEN bytes are at CODE: gc
+ * loads the table by the instruction before (or before the NOPs that
+ * align the jmp), `lea table(%rip),%base`, then `jmp *(%base,%index,8)`,
+ * and the table holds addresses of cases in
+ * the body. Its entries are read up to the first that is not in the body
+ * (a table of the same body right after it is read too: edges that do not
+ * happen make more landings look reached from outside a copy, never
+ * fewer). A JMP of another shape, or whose table cannot be read, sets
+ * e->jump_table: its targets are not known.
+ */
+static int table_edges(struct inline_ends *e, const cs_insn *ji,
+		       const uint8_t *code, uint64_t entry, size_t len,
+		       struct flow_insn *i)
+{
+	const cs_insn *ci = x86_disasm__operands(ji);
+	const struct flow_insn *prev = i;
+	uint64_t table = 0, target;
+	x86_reg base, lea_reg = X86_REG_INVALID;
+	size_t k;
+	int err = 0;
+
+	if (!ci || !x86_jmp__through_table(ci) ||
+	    ci->detail->x86.operands[0].mem.scale != 8 ||
+	    ci->detail->x86.operands[0].mem.disp)
+		goto unknown;
+	base = ci->detail->x86.operands[0].mem.base;
+	/* the lea, before the jmp or the NOPs that align it */
+	do {
+		ci = prev > e->insns && i - prev <= JUMP_TABLE_NOPS ?
+		     x86_disasm__one(code + (prev[-1].addr - entry),
+				     prev[-1].next - prev[-1].addr,
+				     prev[-1].addr) : NULL;
+		prev--;
+	} while (ci && ci->id == X86_INS_NOP);
+	if (!ci || !x86_insn__rip_lea(ci, &lea_reg, &table) || lea_reg != base)
+		goto unknown;
+	for (k = 0; !err && k < JUMP_TABLE_MAX; k++) {
+		if (elf_file__read_pointers(e->bin->elf, table + 8 * k, 1, 8,
+					    &target) ||
+		    target - entry >= len)
+			break;
+		if (!has_edge(e, i, target))
+			err = add_edge(e, ji->address, target);
+	}
+	gt_error_clear();
+	if (err)
+		return err;
+	/* at most as many edges as a flow_insn counts */
+	if (k && e->nedges - i->succ <= UINT8_MAX)
+		return 0;
+	e->nedges = i->succ;
+unknown:
+	e->jump_table = true;
+	return 0;
+}
+
 /* The edges out of CI, an instruction of the LEN bytes of the body at
- * ENTRY, and whether it leaves the body, into *I. */
-static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
-		  size_t len, struct flow_insn *i)
+ * ENTRY (at CODE), and whether it leaves the body, into *I. */
+static int follow(struct inline_ends *e, const cs_insn *ci,
+		  const uint8_t *code, uint64_t entry, size_t len,
+		  struct flow_insn *i)
 {
 	uint64_t next = ci->address + ci->size, target;
 	bool direct;
@@ -126,10 +201,8 @@ static int follow(struct inline_ends *e, const cs_insn *ci, uint64_t entry,
 			i->exit = EXIT_TAIL_JMP;
 			return 0;
 		}
-		if (!direct && !branch_target(ci, &target)) {
-			e->jump_table = true;
-			return 0;
-		}
+		if (!direct && !branch_target(ci, &target))
+			return table_edges(e, ci, code, entry, len, i);
 		i->jmp = true;
 		i->target = target;
 		return add_edge(e, ci->address, target);
@@ -196,7 +269,7 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 			.succ = (uint32_t)e->nedges, .exit = -1,
 			.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
 		};
-		err = follow(e, ci, fn->addr, len, i);
+		err = follow(e, ci, code, fn->addr, len, i);
 		i->nsucc = (uint8_t)(e->nedges - i->succ);
 	}
 	cs_free(ci, 1);

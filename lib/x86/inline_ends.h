@@ -24,9 +24,12 @@
  * instruction, or whose code jumps back to that instruction (a loop whose
  * header is the copy: its entry probe would fire each round), whose end
  * is also where code that skips it joins (`if c { f() }` before a
- * return), and every copy in a caller with a jump table (whose targets
- * the code does not say), is refused: -ENOENT with the reason. Calls to
- * functions that never return (goabi/go_noreturn.h) do not fall through.
+ * return), and every copy in a caller with a jump table whose targets are
+ * not read (gc's `lea table(%rip),%r` then `jmp *(%r,%x,8)` are: its
+ * entries up to the first outside the body, so that a table of the same
+ * body right after it may add edges, never take one away), is refused:
+ * -ENOENT with the reason. Calls to functions that never return
+ * (goabi/go_noreturn.h) do not fall through.
  *
  * The caller's body is decoded once for all its copies: keep one
  * struct inline_ends for all the copies to look up.
@@ -57,7 +60,8 @@ struct inline_ends {
 					 * look-up of this epoch */
 	size_t marks_cap;
 	uint32_t epoch;
-	bool jump_table;		/* the body jumps through a table */
+	bool jump_table;		/* the body jumps through a table
+					 * whose targets are not known */
 };
 
 void inline_ends__init(struct inline_ends *e, const struct go_binary *bin);
