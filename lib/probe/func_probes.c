@@ -11,6 +11,7 @@
 #include "probe/func_probes.h"
 #include "probe/inline_sites.h"
 #include "probe/probe_spec.h"
+#include "x86/inline_ends.h"
 #include "x86/uprobe_insn.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */
@@ -170,6 +171,46 @@ static int add_functions(const struct go_binary *bin,
 	return err;
 }
 
+static int cmp_sites_by_caller(const void *a, const void *b)
+{
+	const struct inline_site *x = *(const struct inline_site *const *)a;
+	const struct inline_site *y = *(const struct inline_site *const *)b;
+
+	if (x->caller_addr != y->caller_addr)
+		return x->caller_addr < y->caller_addr ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/*
+ * The first instruction of each copy of INL with more than one span of
+ * code (inline_ends__entry(): not always the lowest), its callers each
+ * decoded once. A caller that does not decode keeps its copies' lowest
+ * address: finding their ends says why it does not.
+ */
+static int set_entries(const struct go_binary *bin, struct inline_sites *inl)
+{
+	struct inline_site **v = malloc((inl->n ? inl->n : 1) * sizeof(*v));
+	struct inline_ends e;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!v)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < inl->n; i++)
+		if (inl->sites[i].ncode > 1)
+			v[n++] = &inl->sites[i];
+	qsort(v, n, sizeof(*v), cmp_sites_by_caller);
+	inline_ends__init(&e, bin);
+	for (i = 0; i < n && err != -ENOMEM; i++) {
+		err = inline_ends__entry(&e, v[i]->caller_addr, v[i]->code,
+					 v[i]->ncode, &v[i]->addr);
+		gt_error_clear();
+	}
+	inline_ends__free(&e);
+	free(v);
+	return err == -ENOMEM ? gt_error(err, "out of memory") : 0;
+}
+
 static int add_inlined(const struct go_binary *bin,
 		       const struct name_matcher *m,
 		       enum pattern_reading reading,
@@ -178,6 +219,10 @@ static int add_inlined(const struct go_binary *bin,
 {
 	size_t i;
 	int err;
+
+	err = set_entries(bin, inl);
+	if (err)
+		return err;
 
 	/* The probes point at these names: keep them after inl is freed. */
 	fp->names = calloc(inl->n ? inl->n : 1, sizeof(*fp->names));

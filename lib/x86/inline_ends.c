@@ -706,6 +706,51 @@ static int find_ends(struct copy *c)
 	return err;
 }
 
+/* Decode the body of the function at CALLER into E, unless it is there. */
+static int decode_caller(struct inline_ends *e, uint64_t caller)
+{
+	const struct go_func *fn = go_binary__func_at(e->bin, caller);
+
+	if (!fn || fn->addr != caller)
+		return gt_error(-EINVAL, "no function at 0x%llx",
+				(unsigned long long)caller);
+	return e->caller == fn ? 0 : decode_body(e, fn);
+}
+
+int inline_ends__entry(struct inline_ends *e, uint64_t caller,
+		       const struct code_span *code, size_t ncode,
+		       uint64_t *entry)
+{
+	uint64_t most = 0, size;
+	size_t s, k;
+	int err;
+
+	*entry = ncode ? code[0].from : 0;
+	if (ncode < 2)
+		return 0;
+	err = decode_caller(e, caller);
+	for (s = 0; s < ncode && !err; s++) {
+		struct copy c = {
+			.e = e, .entry = code[s].from, .code = code,
+			.ncode = ncode,
+		};
+
+		if (!insn_at(e, c.entry))
+			continue;
+		err = absorb_interleaved(&c);
+		if (!err)
+			err = keep_reached(&c);
+		for (size = 0, k = 0; !err && k < c.ncode; k++)
+			size += c.code[k].to - c.code[k].from;
+		free(c.own);
+		if (!err && size > most) {
+			most = size;
+			*entry = code[s].from;
+		}
+	}
+	return err;
+}
+
 int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
 		      const struct code_span *code, size_t ncode,
 		      struct exit_site **ends, size_t *n)

@@ -80,6 +80,21 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
 		      const struct code_span *code, size_t ncode,
 		      struct exit_site **ends, size_t *n);
 
+/*
+ * The first instruction of the inlined copy whose code is the NCODE spans
+ * of CODE (sorted and merged) in the body of the function at CALLER, into
+ * *ENTRY: of its spans, the start of the one from which most of its code
+ * is reached (the lowest of those that reach as much). gc puts stray
+ * instructions of the caller in a copy's ranges (a loop latch's reload of
+ * an argument the copy was passed, hoisted out of the loop), and they may
+ * come first: a probe there fires on every pass of the loop, a call or
+ * not. Returns 0, or a negative errno with a reason (the caller's code
+ * cannot be read or decoded).
+ */
+int inline_ends__entry(struct inline_ends *e, uint64_t caller,
+		       const struct code_span *code, size_t ncode,
+		       uint64_t *entry);
+
 void inline_ends__free(struct inline_ends *e);
 
 #endif
