@@ -717,12 +717,53 @@ static int decode_caller(struct inline_ends *e, uint64_t caller)
 	return e->caller == fn ? 0 : decode_body(e, fn);
 }
 
+/* Is CI what gc's register allocator or aligner leaves anywhere: a NOP,
+ * or a load from a slot of the frame (a spill reloaded)? */
+static bool is_filler(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (ci->id == X86_INS_NOP ||
+	    (ci->id == X86_INS_XCHG && ci->size == 2 && ci->bytes[0] == 0x66 &&
+	     ci->bytes[1] == 0x90))
+		return true;
+	return ci->id == X86_INS_MOV && x->op_count == 2 &&
+	       x->operands[0].type == X86_OP_REG &&
+	       x->operands[1].type == X86_OP_MEM &&
+	       x->operands[1].mem.base == X86_REG_RSP &&
+	       x->operands[1].mem.index == X86_REG_INVALID;
+}
+
+/* How many instructions of the code of C (reached from its entry) do
+ * something of the copy's own: not fillers. */
+static int count_own(const struct copy *c, size_t *n)
+{
+	const struct inline_ends *e = c->e;
+	const uint8_t *code;
+	const cs_insn *ci;
+	size_t s, k, len;
+	int err;
+
+	*n = 0;
+	err = x86_disasm__func_code(e->bin, e->caller, &code, &len);
+	for (s = 0; s < c->ncode && !err; s++) {
+		for (k = insn_from(e, c->code[s].from);
+		     k < e->ninsns && e->insns[k].addr < c->code[s].to; k++) {
+			ci = x86_disasm__one(code + (e->insns[k].addr -
+						     e->caller->addr),
+					     e->insns[k].next - e->insns[k].addr,
+					     e->insns[k].addr);
+			*n += ci && !is_filler(ci);
+		}
+	}
+	return err;
+}
+
 int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 		       const struct code_span *code, size_t ncode,
 		       uint64_t *entry)
 {
-	uint64_t most = 0, size;
-	size_t s, k;
+	size_t s, most = 0, n;
 	int err;
 
 	*entry = ncode ? code[0].from : 0;
@@ -740,11 +781,11 @@ int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 		err = absorb_interleaved(&c);
 		if (!err)
 			err = keep_reached(&c);
-		for (size = 0, k = 0; !err && k < c.ncode; k++)
-			size += c.code[k].to - c.code[k].from;
+		if (!err)
+			err = count_own(&c, &n);
 		free(c.own);
-		if (!err && size > most) {
-			most = size;
+		if (!err && n > most) {
+			most = n;
 			*entry = code[s].from;
 		}
 	}

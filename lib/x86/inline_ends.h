@@ -84,11 +84,12 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
  * The first instruction of the inlined copy whose code is the NCODE spans
  * of CODE (sorted and merged) in the body of the function at CALLER, into
  * *ENTRY: of its spans, the start of the one from which most of its code
- * is reached (the lowest of those that reach as much). gc puts stray
- * instructions of the caller in a copy's ranges (a loop latch's reload of
- * an argument the copy was passed, hoisted out of the loop), and they may
- * come first: a probe there fires on every pass of the loop, a call or
- * not. Returns 0, or a negative errno with a reason (the caller's code
+ * is reached, counting neither NOPs nor loads from the frame (the lowest
+ * of those that reach as much). gc puts stray instructions of the caller
+ * in a copy's ranges (a loop latch's reload of an argument the copy was
+ * passed, hoisted out of the loop, and the NOPs that align the loop), and
+ * they may come first: a probe there fires on every pass of the loop, a
+ * call or not. Returns 0, or a negative errno with a reason (the caller's code
  * cannot be read or decoded).
  */
 int inline_ends__entry(struct inline_ends *e, uint64_t caller,
