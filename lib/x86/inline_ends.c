@@ -57,6 +57,7 @@ void inline_ends__free(struct inline_ends *e)
 	free(e->edges);
 	free(e->preds);
 	free(e->marks);
+	free(e->fillers);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -279,6 +280,9 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 	if (!err)
 		err = gt_ensure_mem((void **)&e->marks, &e->marks_cap,
 				    sizeof(*e->marks), e->ninsns + 1);
+	if (!err)
+		err = gt_ensure_mem((void **)&e->fillers, &e->fillers_cap,
+				    sizeof(*e->fillers), e->ninsns + 1);
 	if (err)
 		return err;
 	/* the edges by source, as decoded; a copy of them by target */
@@ -286,6 +290,7 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 	if (e->nedges)
 		qsort(e->preds, e->nedges, sizeof(*e->preds), cmp_edges);
 	memset(e->marks, 0, e->ninsns * sizeof(*e->marks));
+	memset(e->fillers, 0, e->ninsns * sizeof(*e->fillers));
 	e->epoch = 0;
 	e->caller = fn;
 	return 0;
@@ -735,10 +740,11 @@ static bool is_filler(const cs_insn *ci)
 }
 
 /* How many instructions of the code of C (reached from its entry) do
- * something of the copy's own: not fillers. */
+ * something of the copy's own: not fillers (each instruction decoded
+ * with its operands once per body). */
 static int count_own(const struct copy *c, size_t *n)
 {
-	const struct inline_ends *e = c->e;
+	struct inline_ends *e = c->e;
 	const uint8_t *code;
 	const cs_insn *ci;
 	size_t s, k, len;
@@ -749,46 +755,126 @@ static int count_own(const struct copy *c, size_t *n)
 	for (s = 0; s < c->ncode && !err; s++) {
 		for (k = insn_from(e, c->code[s].from);
 		     k < e->ninsns && e->insns[k].addr < c->code[s].to; k++) {
-			ci = x86_disasm__one(code + (e->insns[k].addr -
-						     e->caller->addr),
-					     e->insns[k].next - e->insns[k].addr,
-					     e->insns[k].addr);
-			*n += ci && !is_filler(ci);
+			if (!e->fillers[k]) {
+				ci = x86_disasm__one(code + (e->insns[k].addr -
+							     e->caller->addr),
+						     e->insns[k].next -
+						     e->insns[k].addr,
+						     e->insns[k].addr);
+				e->fillers[k] = ci && !is_filler(ci) ? 2 : 1;
+			}
+			*n += e->fillers[k] == 2;
 		}
 	}
 	return err;
+}
+
+/* The bytes of the N spans of CODE. */
+static uint64_t spans_size(const struct code_span *code, size_t n)
+{
+	uint64_t size = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		size += code[k].to - code[k].from;
+	return size;
+}
+
+/* Is all of C's code reached from its first span? (Most copies'.) */
+static int reaches_all(struct copy *c, bool *all)
+{
+	uint64_t size = spans_size(c->code, c->ncode);
+	int err;
+
+	*all = false;
+	if (!insn_at(c->e, c->entry))
+		return 0;
+	err = absorb_interleaved(c);
+	if (!err)
+		err = keep_reached(c);
+	*all = !err && spans_size(c->code, c->ncode) >= size;
+	free(c->own);
+	return err;
+}
+
+/* Is SPAN, in the body of FN, nothing but fillers (or not decodable)? */
+static bool only_fillers(const struct go_binary *bin, const struct go_func *fn,
+			 const struct code_span *span)
+{
+	const uint8_t *code;
+	const cs_insn *ci;
+	uint64_t at;
+	size_t len;
+
+	if (x86_disasm__func_code(bin, fn, &code, &len) ||
+	    span->from < fn->addr || span->to - fn->addr > len) {
+		gt_error_clear();
+		return true;
+	}
+	for (at = span->from; at < span->to; at += ci->size) {
+		ci = x86_disasm__one(code + (at - fn->addr), span->to - at, at);
+		if (!ci)
+			return true;
+		if (!is_filler(ci))
+			return false;
+	}
+	return true;
 }
 
 int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 		       const struct code_span *code, size_t ncode,
 		       uint64_t *entry)
 {
-	size_t s, most = 0, n;
+	const struct go_func *fn = go_binary__func_at(e->bin, caller);
+	struct copy first = {
+		.e = e, .entry = ncode ? code[0].from : 0, .code = code,
+		.ncode = ncode,
+	};
+	size_t s, most = 0, n, nreached = 0, reached_cap = 0;
+	struct code_span *reached = NULL;
+	bool all;
 	int err;
 
-	*entry = ncode ? code[0].from : 0;
-	if (ncode < 2)
+	*entry = first.entry;
+	/* a first span that does something of its own is the entry */
+	if (ncode < 2 || !fn || !only_fillers(e->bin, fn, &code[0]))
 		return 0;
 	err = decode_caller(e, caller);
-	for (s = 0; s < ncode && !err; s++) {
+	if (!err)
+		err = reaches_all(&first, &all);
+	if (err || all)
+		return err;
+	/* a span reached from one tried before reaches no more than it */
+	for (s = 1; s < ncode && !err; s++) {
 		struct copy c = {
 			.e = e, .entry = code[s].from, .code = code,
 			.ncode = ncode,
 		};
 
-		if (!insn_at(e, c.entry))
+		if (!insn_at(e, c.entry) ||
+		    code_spans__contain(reached, nreached, c.entry) ||
+		    only_fillers(e->bin, fn, &code[s]))
 			continue;
 		err = absorb_interleaved(&c);
 		if (!err)
 			err = keep_reached(&c);
 		if (!err)
 			err = count_own(&c, &n);
+		if (!err)
+			err = gt_ensure_mem((void **)&reached, &reached_cap,
+					    sizeof(*reached), nreached + c.ncode);
+		if (!err) {
+			memcpy(reached + nreached, c.code,
+			       c.ncode * sizeof(*reached));
+			nreached = code_spans__merge(reached, nreached + c.ncode);
+		}
 		free(c.own);
 		if (!err && n > most) {
 			most = n;
 			*entry = code[s].from;
 		}
 	}
+	free(reached);
 	return err;
 }
 

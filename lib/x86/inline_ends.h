@@ -59,6 +59,9 @@ struct inline_ends {
 	uint32_t *marks;		/* by instruction: reached in the
 					 * look-up of this epoch */
 	size_t marks_cap;
+	uint8_t *fillers;		/* by instruction, once decoded with
+					 * its operands: 1 a filler, 2 not */
+	size_t fillers_cap;
 	uint32_t epoch;
 	bool jump_table;		/* the body jumps through a table
 					 * whose targets are not known */
@@ -83,9 +86,11 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
 /*
  * The first instruction of the inlined copy whose code is the NCODE spans
  * of CODE (sorted and merged) in the body of the function at CALLER, into
- * *ENTRY: of its spans, the start of the one from which most of its code
- * is reached, counting neither NOPs nor loads from the frame (the lowest
- * of those that reach as much). gc puts stray instructions of the caller
+ * *ENTRY: its first span, unless that one holds nothing but NOPs and
+ * loads from the frame and does not reach all of the copy's code; then
+ * the start of the span from which most of it is reached, counting
+ * neither NOPs nor loads from the frame (the lowest of those that reach
+ * as much; the first span when no other does anything). gc puts stray instructions of the caller
  * in a copy's ranges (a loop latch's reload of an argument the copy was
  * passed, hoisted out of the loop, and the NOPs that align the loop), and
  * they may come first: a probe there fires on every pass of the loop, a
