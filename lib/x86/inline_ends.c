@@ -99,6 +99,14 @@ static bool call_returns(const struct go_binary *bin, const cs_insn *ci)
 	       !go_func__never_returns(callee->name);
 }
 
+/* Is CI one of the NOPs gc aligns code with (`xchg %ax,%ax` among them)? */
+static bool is_nop(const cs_insn *ci)
+{
+	return ci->id == X86_INS_NOP ||
+	       (ci->id == X86_INS_XCHG && ci->size == 2 &&
+		ci->bytes[0] == 0x66 && ci->bytes[1] == 0x90);
+}
+
 /* Is there an edge from I to TO yet? */
 static bool has_edge(const struct inline_ends *e, const struct flow_insn *i,
 		     uint64_t to)
@@ -146,7 +154,7 @@ static int table_edges(struct inline_ends *e, const cs_insn *ji,
 				     prev[-1].next - prev[-1].addr,
 				     prev[-1].addr) : NULL;
 		prev--;
-	} while (ci && ci->id == X86_INS_NOP);
+	} while (ci && is_nop(ci));
 	if (!ci || !x86_insn__rip_lea(ci, &lea_reg, &table) || lea_reg != base)
 		goto unknown;
 	for (k = 0; !err && k < JUMP_TABLE_MAX; k++) {
@@ -728,9 +736,7 @@ static bool is_filler(const cs_insn *ci)
 {
 	const cs_x86 *x = &ci->detail->x86;
 
-	if (ci->id == X86_INS_NOP ||
-	    (ci->id == X86_INS_XCHG && ci->size == 2 && ci->bytes[0] == 0x66 &&
-	     ci->bytes[1] == 0x90))
+	if (is_nop(ci))
 		return true;
 	return ci->id == X86_INS_MOV && x->op_count == 2 &&
 	       x->operands[0].type == X86_OP_REG &&
@@ -882,24 +888,21 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
 		      const struct code_span *code, size_t ncode,
 		      struct exit_site **ends, size_t *n)
 {
-	const struct go_func *fn = go_binary__func_at(e->bin, caller);
 	struct copy c = {
 		.e = e, .entry = entry, .code = code, .ncode = ncode,
 	};
-	int err = 0;
+	const struct go_func *fn;
+	int err;
 
 	*ends = NULL;
 	*n = 0;
-	if (!fn || fn->addr != caller)
-		return gt_error(-EINVAL, "no function at 0x%llx",
-				(unsigned long long)caller);
+	err = decode_caller(e, caller);
+	if (err)
+		return err;
+	fn = e->caller;
 	if (!ncode || !code_spans__contain(code, ncode, entry))
 		return gt_error(-ENOENT, "%s: the inlined copy at 0x%llx has no code there",
 				fn->name, (unsigned long long)entry);
-	if (e->caller != fn)
-		err = decode_body(e, fn);
-	if (err)
-		return err;
 	if (e->jump_table)
 		return gt_error(-ENOENT, "%s jumps through a table: where its inlined copies end is not known",
 				fn->name);
