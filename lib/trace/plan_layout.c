@@ -128,6 +128,25 @@ static bool generic_method(const char *name)
 	return end && end[1];
 }
 
+/*
+ * %T of an argument of a shape instantiation, in a stripped binary: its
+ * type argument is named by the dictionary the call is passed, whose
+ * symbol stripping removes, and the dictionary's words do not say it
+ * (from Go 1.20 they are the descriptors its body uses, in its own order,
+ * with no length): said rather than guessed.
+ */
+static int type_arg_unnamed(const struct trace_probe *probe)
+{
+	size_t i;
+
+	for (i = 0; i < probe->nconvs; i++)
+		if (probe->convs[i].kind == TRACE_CONV_TYPE &&
+		    !probe->convs[i].expr.conv)
+			return gt_error(-EINVAL, "%%T of '%s': a type argument is named by the dictionary the call is passed, whose symbol the stripped binary does not keep",
+					probe->convs[i].expr.text);
+	return 0;
+}
+
 /* Place the values the format types (no DWARF). A shape instantiation
  * takes a hidden dictionary; pclntab spells every instantiation F[...]
  * before Go 1.20: in a stripped binary an F[...] is taken for the shape
@@ -140,14 +159,18 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 	const struct trace_probe *probe = pl->probe;
 	struct go_abi_sig sig = { 0 };
 	struct go_type big;
+	bool shape;
 	size_t n;
 	int err;
 
-	err = trace_probe__types(probe, probe->ret, &finder, types, &n);
+	shape = (strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
+		!pl->bin->is_gccgo;
+	err = shape ? type_arg_unnamed(probe) : 0;
+	if (!err)
+		err = trace_probe__types(probe, probe->ret, &finder, types, &n);
 	if (err)
 		return err;
-	if ((strstr(pl->func, "[go.shape.") || strstr(pl->func, "[...]")) &&
-	    !pl->bin->is_gccgo)
+	if (shape)
 		sig.dict = go_abi__dict_position(go_version__minor(pl->bin->version));
 	if (probe->ret) {
 		sig.results = types;

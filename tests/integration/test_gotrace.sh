@@ -703,7 +703,8 @@ test_thirdparty() {
 test_thirdparty esbuild-go1.15 stack
 test_thirdparty esbuild-latest register
 
-# bad_probe NAME PROBE...: a one-line error, a non-zero exit, no events,
+# bad_probe NAME PROBE...: a one-line error (that says $BAD_SAYS, when
+# set), a non-zero exit, no events,
 # on the fixture $BAD_FIXTURE (args-go1.23-default, which has DWARF).
 bad_probe() {
 	local name=$1 f=$FIX/${BAD_FIXTURE:-args-go1.23-default} out=$TMP/bad.out
@@ -712,7 +713,8 @@ bad_probe() {
 	timeout 120 "$TOOL" -c "$f $TMP/bad.truth" "$@" >"$out" 2>"$out.err"
 	local rc=$? lines
 	lines=$(grep -c . "$out.err")
-	if [[ $rc -ne 0 && $lines -eq 1 ]] && ! grep -qE '^[0-9]+ +[0-9]+ +[0-9]+ ' "$out"; then
+	if [[ $rc -ne 0 && $lines -eq 1 ]] && ! grep -qE '^[0-9]+ +[0-9]+ +[0-9]+ ' "$out" &&
+	   grep -qF -- "${BAD_SAYS:-}" "$out.err"; then
 		pass "bad input: $name ($(cat "$out.err"))"
 	else
 		fail "bad input: $name" "exit $rc, $lines stderr lines: $(head -3 "$out.err")"
@@ -728,6 +730,12 @@ bad_probe "a field that does not exist" 'main.handle "%s" r.Nope'
 bad_probe "%T of a non-interface" 'main.greet "%T" n'
 bad_probe "a filter with a bad operator" 'main.addInts (goarg1 <> 5) "%d" goarg1'
 BAD_FIXTURE=args-go1.23-stripped bad_probe "a name without DWARF" 'main.greet "%s %d" name, n'
+# a stripped binary keeps no dictionary names, and its dictionaries' words
+# do not say the type arguments: said, not guessed
+for v in 19 27; do
+	BAD_FIXTURE=args-go1.$v-stripped BAD_SAYS="whose symbol the stripped binary does not keep" \
+		bad_probe "%T of a type parameter, stripped go1.$v" 'main.kindOf "%T" goarg1'
+done
 
 # Live: a slow trickle of events (main.cold, 100 a second) is printed
 # while the program runs, within the tool's 100 ms polls, not only once a
