@@ -7,7 +7,10 @@
  *               (gofunclatency), the plan (gotrace);
  *   bits 32-47  the EFLAGS bits under which the probed conditional jump to
  *               morestack is taken: the hit is ignored, the function will
- *               restart (lib/x86/probe_site.h); 0 counts every hit;
+ *               restart (lib/x86/probe_site.h); 0 counts every hit. An
+ *               inlined copy's probes (COOKIE_INLINED), never on such a
+ *               jump, hold there the copy's number instead (COOKIE_COPY:
+ *               gofunclatency pairs a copy's entry with its own ends);
  *   bit  48     COOKIE_G_IN_R14: register-ABI Go code, R14 holds g (else g
  *               is read from TLS);
  *   bit  49     COOKIE_TAIL: an r: probe at a tail JMP, the results are not
@@ -62,6 +65,9 @@
 	 ((__u64)(gen) << COOKIE_GEN_SHIFT))
 #define COOKIE_SKIP_FLAGS(c)	((__u32)(((c) >> COOKIE_SKIP_SHIFT) & \
 					 COOKIE_SKIP_MASK))
+/* An inlined copy's number, in the same bits (0: not numbered). */
+#define COOKIE_COPY(c)		((c) & COOKIE_INLINED ? \
+				 COOKIE_SKIP_FLAGS(c) : 0)
 /* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, COOKIE_INLINED,
  * COOKIE_IN_FRAME, or 0. SKIP_FLAGS is not masked:
  * it holds EFLAGS_CF and EFLAGS_ZF at most, which fit (asserted below). */

@@ -24,6 +24,18 @@
  * at its deferreturn, which then leaves through its own RET, as a normal
  * return would.
  *
+ * Inlined copies. A copy's entry (its first instruction) and its ends are
+ * in its caller's body, at the caller's depth, and the key carries the
+ * copy's number (COOKIE_COPY): copies of one function in one caller, one
+ * nested in another (recursion inlined into itself) too, are calls of
+ * their own. So an end where code that skips the copy joins it (`if c {
+ * f() }; ...`) is probed too: reached past the copy, it finds no entry of
+ * that copy in flight and is ignored. The exception is a copy left by a
+ * panic (or runtime.Goexit) from code it calls, in a goroutine that
+ * recovers above and comes back to the same caller at the same depth: its
+ * entry stays, and a later pass that skips the copy ends it, a call as
+ * long as the time between.
+ *
  * Pairing in gccgo binaries (sp_keyed). gccgo never copies a stack: a
  * goroutine runs on split-stack segments that __morestack allocates and
  * that stay where they are, and every thread and segment is its own memory.
@@ -127,6 +139,8 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 {
 	key->func = COOKIE_INDEX(cookie);
 	key->tgid = pid_tgid >> 32;
+	key->copy = COOKIE_COPY(cookie);
+	key->pad = 0;
 	if (sp_keyed) {
 		key->goid = 0;
 		key->frame = BPF_CORE_READ(ctx, sp);

@@ -9,12 +9,15 @@
 /* One call in flight: the process, the function, and the frame. For gc
  * binaries the frame is {goid, stack.hi - SP at entry} (the depth, which
  * stack copying preserves); for gccgo it is {0, SP at entry}: its stacks
- * never move (see gofunclatency.bpf.c). */
+ * never move (see gofunclatency.bpf.c). An inlined copy's call is its
+ * copy's too (COOKIE_COPY; 0 for a function's). */
 struct call_key {
 	__u64 goid;
 	__u64 frame;
 	__u32 func;
 	__u32 tgid;
+	__u32 copy;
+	__u32 pad;	/* 0: keys are hashed whole */
 };
 
 /* When a call started, and (gccgo only, else 0) the return address on top

@@ -131,7 +131,9 @@ static __always_inline bool other_process(__u64 pid_tgid)
  */
 static __always_inline bool restarting(struct pt_regs *ctx, __u64 cookie)
 {
-	return ctx->flags & COOKIE_SKIP_FLAGS(cookie);
+	/* an inlined copy's bits there are its number */
+	return !(cookie & COOKIE_INLINED) &&
+	       (ctx->flags & COOKIE_SKIP_FLAGS(cookie));
 }
 
 /*

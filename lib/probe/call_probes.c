@@ -63,9 +63,11 @@ void call_probes__free(struct call_probes *cp)
 }
 
 /* The entry probe and the exit probes CS of P into *ROW, its function's
- * (an inlined copy's is its function's). */
+ * (an inlined copy's is its function's), an inlined copy's numbered COPY
+ * (0: not numbered). */
 static int add_sites(struct call_probes *cp, const struct func_probe *p,
-		     const struct call_sites *cs, uint64_t flags, int *row)
+		     const struct call_sites *cs, uint64_t flags,
+		     uint16_t copy, int *row)
 {
 	const char *what = p->inlined ? " [inlined]" : "";
 	size_t i;
@@ -81,8 +83,11 @@ static int add_sites(struct call_probes *cp, const struct func_probe *p,
 		fprintf(stderr, "probe %s%s entry at 0x%llx (%s), %s\n",
 			p->name, what, (unsigned long long)cs->entry.addr,
 			probe_site_kind__str(cs->entry.kind), call_g__str(cs->g));
+	/* a copy's entry is no jump to morestack: no skip flags */
 	err = uprobe_list__add(&cp->entries, cs->entry_offset,
-			       COOKIE_MAKE(*row, cs->entry.skip_flags, flags |
+			       COOKIE_MAKE(*row, copy ? copy :
+						 cs->entry.skip_flags,
+					   flags |
 					   COOKIE_COST_FLAG(cs->entry.emulated)));
 	for (i = 0; i < cs->nexits && !err; i++) {
 		if (cp->verbose)
@@ -91,7 +96,7 @@ static int add_sites(struct call_probes *cp, const struct func_probe *p,
 				(unsigned long long)cs->exits[i].addr,
 				exit_kind__str(cs->exits[i].kind));
 		err = uprobe_list__add(&cp->exits, cs->exits[i].offset,
-				       COOKIE_MAKE(*row, 0, flags |
+				       COOKIE_MAKE(*row, copy, flags |
 					   COOKIE_COST_FLAG(cs->exits[i].emulated)));
 	}
 	return err;
@@ -111,7 +116,7 @@ static int add_function(struct call_probes *cp, const struct go_binary *bin,
 			       &cp->left_out, &cs);
 	if (!err) {
 		cp->ntraced++;
-		err = add_sites(cp, p, &cs, call_sites__g_flag(&cs), row);
+		err = add_sites(cp, p, &cs, call_sites__g_flag(&cs), 0, row);
 	}
 	call_sites__free(&cs);
 	return err < 0 ? err : 0;	/* 1: left out */
@@ -122,21 +127,26 @@ static int add_function(struct call_probes *cp, const struct go_binary *bin,
  * ends (call_sites__find_inlined()), into *ROW, or the copy left out (-1).
  * Its code is its caller's (call_sites__inlined_flags()): SP at its entry
  * and ends is its caller's body's, which pairs them by stack depth as a
- * call's entry and exit are.
+ * call's entry and exit are; with copies_numbered, by the copy's number
+ * too (1 to 65535, round again past that: two copies of a function in one
+ * frame that far apart do not run at once).
  */
 static int add_copy(struct call_probes *cp, const struct go_binary *bin,
 		    const struct func_probe *p, int *row)
 {
+	uint16_t copy = 0;
 	struct call_sites cs;
 	int err;
 
 	*row = -1;
 	err = call_sites__find_inlined(bin, p, &cp->ends, &cp->left_out, &cs);
 	if (!err) {
+		if (cp->copies_numbered)
+			copy = (uint16_t)(cp->ncopies % COOKIE_SKIP_MASK + 1);
 		cp->ncopies++;
 		err = add_sites(cp, p, &cs,
 				call_sites__inlined_flags(bin, p->site.addr),
-				row);
+				copy, row);
 	}
 	call_sites__free(&cs);
 	return err < 0 ? err : 0;	/* 1: left out */
@@ -152,6 +162,7 @@ int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 	if (cp->ends.bin != bin) {
 		inline_ends__free(&cp->ends);
 		inline_ends__init(&cp->ends, bin);
+		cp->ends.shared_ends = cp->copies_numbered;
 	}
 	err = func_probes__order_by_caller(fp, &order);
 	for (k = 0; k < fp->n && !err; k++) {

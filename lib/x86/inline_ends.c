@@ -694,7 +694,7 @@ static int find_ends(struct copy *c)
 	}
 	/* every landing where nothing but the copy's ways out come; those
 	 * passed on the way to another are not ends */
-	for (k = 0; k < c->nends && !err; k++) {
+	for (k = 0; k < c->nends && !err && !e->shared_ends; k++) {
 		if (c->ends[k].kind != EXIT_INLINE_END ||
 		    only_from_ways_out(c, c->ends[k].addr))
 			continue;

@@ -65,6 +65,9 @@ struct inline_ends {
 	uint32_t epoch;
 	bool jump_table;		/* the body jumps through a table
 					 * whose targets are not known */
+	bool shared_ends;		/* set by the owner: an end where
+					 * code that skips the copy joins
+					 * is an end, not a refusal */
 };
 
 void inline_ends__init(struct inline_ends *e, const struct go_binary *bin);
