@@ -10,7 +10,8 @@
  *               restart (lib/x86/probe_site.h); 0 counts every hit. An
  *               inlined copy's probes (COOKIE_INLINED), never on such a
  *               jump, hold there the copy's number instead (COOKIE_COPY:
- *               gofunclatency pairs a copy's entry with its own ends);
+ *               gofunclatency and gofuncgraph pair a copy's entry with its
+ *               own ends);
  *   bit  48     COOKIE_G_IN_R14: register-ABI Go code, R14 holds g (else g
  *               is read from TLS);
  *   bit  49     COOKIE_TAIL: an r: probe at a tail JMP, the results are not

@@ -69,16 +69,18 @@ static __always_inline struct graph_event event_of(__u64 id,
 	};
 }
 
-/* A call's entry or exit (KIND): of FUNC, at FRAME. */
+/* A call's entry or exit (KIND): of the function (and inlined copy) of
+ * COOKIE, at FRAME. */
 static __always_inline struct graph_event call_event(__u64 id,
 						     const struct graph_key *key,
-						     __u64 frame, __u32 func,
+						     __u64 frame, __u64 cookie,
 						     __u8 kind, __u8 flags)
 {
 	struct graph_event e = event_of(id, key, kind, flags);
 
 	e.frame = frame;
-	e.func = func;
+	e.func = COOKIE_INDEX(cookie);
+	e.copy = COOKIE_COPY(cookie);
 	return e;
 }
 
@@ -189,7 +191,7 @@ int graph_entry(struct pt_regs *ctx)
 	/* a frame deeper than the root's (a larger stack.hi - SP) is inside
 	 * it; one at or above it means that root was unwound */
 	if (st && frame > st->root_frame) {
-		e = call_event(id, &key, frame, func, GRAPH_ENTRY,
+		e = call_event(id, &key, frame, cookie, GRAPH_ENTRY,
 			       inlined_flag(cookie));
 		record(st, &e);
 		return 0;
@@ -199,10 +201,11 @@ int graph_entry(struct pt_regs *ctx)
 		return 0;
 	fresh.root_frame = frame;
 	fresh.root_func = func;
+	fresh.root_copy = COOKIE_COPY(cookie);
 	fresh.nevents = 1;
 	if (bpf_map_update_elem(&states, &key, &fresh, BPF_ANY))
 		return 0;
-	e = call_event(id, &key, frame, func, GRAPH_ENTRY,
+	e = call_event(id, &key, frame, cookie, GRAPH_ENTRY,
 		       GRAPH_ROOT | inlined_flag(cookie));
 	send(&e);
 	if (user_stack)
@@ -236,8 +239,9 @@ int graph_exit(struct pt_regs *ctx)
 	st = bpf_map_lookup_elem(&states, &key);
 	if (!st)
 		return 0;
-	if (frame == st->root_frame && func == st->root_func) {
-		e = call_event(id, &key, frame, func, GRAPH_EXIT,
+	if (frame == st->root_frame && func == st->root_func &&
+	    COOKIE_COPY(cookie) == st->root_copy) {
+		e = call_event(id, &key, frame, cookie, GRAPH_EXIT,
 			       GRAPH_ROOT | (st->cut ? GRAPH_CUT : 0));
 		send(&e);
 		bpf_map_delete_elem(&states, &key);
@@ -251,7 +255,7 @@ int graph_exit(struct pt_regs *ctx)
 		return 0;
 	}
 	if (frame > st->root_frame) {	/* inside the root */
-		e = call_event(id, &key, frame, func, GRAPH_EXIT, 0);
+		e = call_event(id, &key, frame, cookie, GRAPH_EXIT, 0);
 		record(st, &e);
 	}
 	return 0;

@@ -40,7 +40,8 @@ struct graph_event {
 	__u32 tid;
 	__u8 kind;
 	__u8 flags;
-	__u16 pad;
+	__u16 copy;		/* a call of an inlined copy: its number
+				 * (COOKIE_COPY), else 0 */
 };
 
 /* -U: the stack at a root's entry, sent right after the root's entry. */
@@ -65,7 +66,7 @@ struct graph_state {
 	__u32 root_func;
 	__u32 nevents;
 	__u32 cut;
-	__u32 pad;
+	__u32 root_copy;	/* the root's copy (COOKIE_COPY), or 0 */
 };
 
 #endif

@@ -183,9 +183,6 @@ static int latency_plan__init(struct latency_plan *plan,
 	int err;
 
 	err = call_probes__init(&plan->cp, fp->n, env.tool.verbose);
-	/* a copy's ends pair with its own entry: those where code that
-	 * skips it joins are probed too */
-	plan->cp.copies_numbered = true;
 	if (!err)
 		err = call_probes__add(&plan->cp, bin, fp, NULL);
 	if (err)

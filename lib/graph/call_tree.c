@@ -78,6 +78,7 @@ static int tree_enter(struct call_tree *t, const struct graph_event *e)
 	if (err)
 		return err;
 	t->nodes[t->n] = (struct call_node){ .func = e->func,
+					     .copy = e->copy,
 					     .inlined = e->flags & GRAPH_INLINED,
 					     .depth = t->nopen,
 					     .frame = e->frame,
@@ -86,8 +87,10 @@ static int tree_enter(struct call_tree *t, const struct graph_event *e)
 	return 0;
 }
 
-/* Close the open node of E's function and frame, and the nodes opened
- * after it, which a panic unwound. An exit of no open node is ignored. */
+/* Close the open node of E's function, copy and frame, and the nodes
+ * opened after it, which a panic unwound. An exit of no open node is
+ * ignored: an inlined copy's end that code skipping the copy passes too
+ * (and a return whose call began before the trace). */
 static void tree_exit(struct call_tree *t, const struct graph_event *e)
 {
 	size_t k = t->nopen;
@@ -95,7 +98,8 @@ static void tree_exit(struct call_tree *t, const struct graph_event *e)
 	while (k > 0) {
 		const struct call_node *nd = &t->nodes[t->open[k - 1]];
 
-		if (!nd->wait && nd->func == e->func && nd->frame == e->frame)
+		if (!nd->wait && nd->func == e->func && nd->copy == e->copy &&
+		    nd->frame == e->frame)
 			break;
 		k--;
 	}

@@ -28,6 +28,7 @@ struct call_node {
 	bool unwound;		/* a call closed by a return further up */
 	bool inlined;		/* a call of an inlined copy */
 	__u32 func;		/* a call: the event's func, a row of the tool */
+	__u16 copy;		/* a call of an inlined copy: its number */
 	__u32 slot;		/* a wait: enum gstate_part, parked + reason */
 	unsigned int depth;	/* the root is 0 */
 	__u64 frame;		/* a call: its frame's depth */

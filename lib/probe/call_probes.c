@@ -127,22 +127,22 @@ static int add_function(struct call_probes *cp, const struct go_binary *bin,
  * ends (call_sites__find_inlined()), into *ROW, or the copy left out (-1).
  * Its code is its caller's (call_sites__inlined_flags()): SP at its entry
  * and ends is its caller's body's, which pairs them by stack depth as a
- * call's entry and exit are; with copies_numbered, by the copy's number
- * too (1 to 65535, round again past that: two copies of a function in one
- * frame that far apart do not run at once).
+ * call's entry and exit are, and by the copy's number (1 to 65535, round
+ * again past that: two copies of a function in one frame that far apart
+ * do not run at once), so that an end where code that skips the copy
+ * joins pairs with nothing when the copy was skipped.
  */
 static int add_copy(struct call_probes *cp, const struct go_binary *bin,
 		    const struct func_probe *p, int *row)
 {
-	uint16_t copy = 0;
+	uint16_t copy;
 	struct call_sites cs;
 	int err;
 
 	*row = -1;
 	err = call_sites__find_inlined(bin, p, &cp->ends, &cp->left_out, &cs);
 	if (!err) {
-		if (cp->copies_numbered)
-			copy = (uint16_t)(cp->ncopies % COOKIE_SKIP_MASK + 1);
+		copy = (uint16_t)(cp->ncopies % COOKIE_SKIP_MASK + 1);
 		cp->ncopies++;
 		err = add_sites(cp, p, &cs,
 				call_sites__inlined_flags(bin, p->site.addr),
@@ -162,7 +162,8 @@ int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 	if (cp->ends.bin != bin) {
 		inline_ends__free(&cp->ends);
 		inline_ends__init(&cp->ends, bin);
-		cp->ends.shared_ends = cp->copies_numbered;
+		/* an end pairs with its own copy's entry (COOKIE_COPY) */
+		cp->ends.shared_ends = true;
 	}
 	err = func_probes__order_by_caller(fp, &order);
 	for (k = 0; k < fp->n && !err; k++) {

@@ -33,11 +33,6 @@ struct call_probes {
 	size_t ncopies;			/* inlined copies with probes */
 	struct inline_ends ends;	/* where copies end, of one binary */
 	bool verbose;			/* say where each probe goes */
-	bool copies_numbered;		/* set by the owner: each copy's
-					 * probes carry its number
-					 * (COOKIE_COPY), and an end where
-					 * code that skips it joins is
-					 * probed (gofunclatency) */
 	uint64_t *seen;			/* entries added: a set (open
 					 * addressing, 0 empty) */
 	size_t seen_cap;		/* a power of two */

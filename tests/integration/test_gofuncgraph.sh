@@ -6,7 +6,9 @@
 # trees of the same functions must be the fixture's, as a multiset, on
 # every Go version the tests build, stripped, PIE and cgo (linked
 # externally) too; main.inl, which gc inlines into main.root, is in them
-# from its copy's first instruction to its end, marked inlined; the
+# from its copy's first instruction to its end, marked inlined, and so is
+# main.join, inlined into main.joiner, which then runs code its way that
+# skips the copy joins (gc 1.19 and later: the copy's end is there); the
 # frames the panic unwound are marked; durations nest (no call longer than its caller) and
 # a root that slept 2 ms took at least that. Where the goroutines waited
 # is in the trees: main.sleeper parked for "sleep" at least the 2 ms it
@@ -17,7 +19,7 @@
 source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofuncgraph
 VERSIONS=(1.15 1.19 1.21 1.23 1.25 1.27)
-FUNCS='^main\.(root|a|b|c|inl|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
+FUNCS='^main\.(root|a|b|c|inl|join|joiner|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
 
 if [[ ! -x $TOOL ]]; then
 	fail "gofuncgraph" "$TOOL does not exist (run make)"
@@ -113,13 +115,15 @@ if mode in ("exact", "nowaits", "gccgo"):
                 bad.append("waits with --no-waits: %s" % w)
         u = []
         unwound(r, u)
-        # main.inl is inlined into main.root (gccgo may keep it out of
-        # line): marked inlined, and nothing else is
+        # main.inl is inlined into main.root, main.join into main.joiner
+        # (gccgo may keep them out of line): marked inlined, and nothing
+        # else is
         marks = []
         inlined(r, marks)
-        if any(f != "main.inl" for f, m in marks if m) or \
-           (mode != "gccgo" and any(not m for f, m in marks if f == "main.inl")):
-            bad.append("inlined marks %s: main.inl's copies alone" % marks)
+        copies = ("main.inl", "main.join")
+        if any(f not in copies for f, m in marks if m) or \
+           (mode != "gccgo" and any(not m for f, m in marks if f in copies)):
+            bad.append("inlined marks %s: main.inl's and main.join's copies alone" % marks)
         if "main.catcher" in ser(r) and sorted(u) != ["main.middle", "main.thrower"]:
             bad.append("unwound frames %s, not main.middle and main.thrower" % u)
         if "main.sleeper" in ser(r) and r["dur_ns"] < 2000000:
