@@ -217,6 +217,8 @@ int tool_target__open(struct tool_target *t, const struct tool_options *o)
 				      t->path, sizeof(t->path));
 	if (!err)
 		err = go_binary__open(t->path, &t->bin);
+	if (!err)
+		err = elf_file__check_machine(t->bin->elf);
 	/* a debug file named is read now: a wrong one is an error */
 	if (!err && o->debug_file) {
 		Dwarf *dw;

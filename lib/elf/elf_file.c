@@ -248,6 +248,20 @@ int elf_file__open(const char *path, struct elf_file **out)
 	return 0;
 }
 
+static const char *machine_name(uint16_t machine)
+{
+	return machine == EM_X86_64 ? "x86-64" : "arm64";
+}
+
+int elf_file__check_machine(const struct elf_file *ef)
+{
+	if (ef->machine != EM_X86_64)
+		return gt_error(-ENOEXEC, "%s: %s code, and this build of gotools traces %s code only",
+				ef->path, machine_name(ef->machine),
+				machine_name(EM_X86_64));
+	return 0;
+}
+
 void elf_file__close(struct elf_file *ef)
 {
 	if (!ef)

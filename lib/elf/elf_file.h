@@ -44,6 +44,14 @@ struct elf_file {
 int elf_file__open(const char *path, struct elf_file **out);
 void elf_file__close(struct elf_file *ef);
 
+/*
+ * Is EF's code for the machine this build's probes and decoders are for
+ * (x86-64; arm64 is issue 25)? 0, or -ENOEXEC with a one-line reason: a
+ * breakpoint written into another machine's code (a program run by an
+ * emulator) would corrupt it.
+ */
+int elf_file__check_machine(const struct elf_file *ef);
+
 /* Find a section by name. Returns NULL when absent. */
 Elf_Scn *elf_file__section(const struct elf_file *ef, const char *name,
 			   GElf_Shdr *shdr);

@@ -60,6 +60,8 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 		err = go_binary__open(path, &tb->bin);
 		tb->owns_bin = !err;
 	}
+	if (!err)
+		err = elf_file__check_machine(tb->bin->elf);
 	if (err)
 		return err;
 	/* without DWARF the format strings type the values */

@@ -45,6 +45,16 @@ expect_error "command not executable" 'not an executable|permission' -c "$TMP/no
 expect_error "command not found" 'not found|no such file' -c "$TMP/nonexistent" 'main.*'
 expect_error "bad interval" 'interval' -i x "$GOBIN:main.*"
 
+# Another machine's code (an arm64 build, which an emulator could be
+# running): no tool writes a breakpoint into it.
+ARM64=$FIX/count-go1.27-arm64
+if need_file "$ARM64"; then
+	for t in gofunccount gofunclatency gofuncgraph gotrace; do
+		TOOL=$BUILD/$t expect_error "$t: an arm64 binary" \
+			'arm64 code, and this build of gotools traces x86-64 code only' "$ARM64:main.main"
+	done
+fi
+
 # No privilege: an unprivileged user cannot load BPF programs.
 if command -v setpriv >/dev/null; then
 	cp "$GOBIN" "$TMP/gobin" && chmod 755 "$TMP/gobin"

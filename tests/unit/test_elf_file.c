@@ -266,9 +266,32 @@ TEST(bad_inputs)
 	CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* An arm64 build of the count fixture opens, and is refused for tracing
+ * by an x86-64 build: one line naming both machines. */
+TEST(other_machine)
+{
+	struct elf_file *ef = NULL;
+
+	CHECK_EQ_INT(elf_file__open(test_fixture("count-go1.27-arm64"), &ef),
+		     0);
+	if (!ef)
+		return;
+	CHECK_EQ_INT(ef->machine, EM_AARCH64);
+	CHECK_EQ_INT(elf_file__check_machine(ef), -ENOEXEC);
+	CHECK(strstr(gt_last_error(), "arm64 code") != NULL);
+	CHECK(strstr(gt_last_error(), "x86-64 code only") != NULL);
+	elf_file__close(ef);
+	CHECK_EQ_INT(elf_file__open(test_fixture("count-go1.27-default"), &ef),
+		     0);
+	if (ef)
+		CHECK_EQ_INT(elf_file__check_machine(ef), 0);
+	elf_file__close(ef);
+}
+
 int main(void)
 {
 	RUN(fixtures);
 	RUN(bad_inputs);
+	RUN(other_machine);
 	return TEST_SUMMARY();
 }

@@ -205,9 +205,11 @@ static void check_count(const char *version, const char *form)
 	size_t i;
 
 	snprintf(name, sizeof(name), "count-go%s-%s", version, form);
-	/* the stripped build's truth is the default build of the same code */
+	/* the stripped build's truth is the default build of the same code
+	 * (arm64-stripped's, arm64's) */
 	snprintf(sibling, sizeof(sibling), "count-go%s-%s", version,
-		 strcmp(form, "stripped") ? form : "default");
+		 !strcmp(form, "stripped") ? "default" :
+		 !strcmp(form, "arm64-stripped") ? "arm64" : form);
 	bin = open_ok(name);
 	if (!bin)
 		return;
@@ -215,8 +217,10 @@ static void check_count(const char *version, const char *form)
 		fprintf(stderr, "%s: no .symtab\n", sibling);
 		test_case_failed = 1;
 	}
-	CHECK_EQ_INT(bin->source, strcmp(form, "stripped") ?
-		     GO_FUNCS_SYMTAB : GO_FUNCS_PCLNTAB);
+	CHECK_EQ_INT(bin->source, strstr(form, "stripped") ?
+		     GO_FUNCS_PCLNTAB : GO_FUNCS_SYMTAB);
+	CHECK_EQ_INT(bin->elf->machine, strncmp(form, "arm64", 5) ?
+		     EM_X86_64 : EM_AARCH64);
 	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
 		f = go_binary__func_by_name(bin, funcs[i]);
 		CHECK(f != NULL);
@@ -252,6 +256,28 @@ TEST(count_fixtures)
 		for (j = 0; j < sizeof(forms) / sizeof(forms[0]); j++) {
 			test_case_failed = 0;
 			check_count(versions[i], forms[j]);
+			failed |= test_case_failed;
+		}
+	test_case_failed = failed;
+}
+
+/*
+ * arm64 builds (issue 25): the function table, from .symtab or a stripped
+ * build's pclntab, build info and the ABI read as on x86-64 (the register
+ * ABI on arm64 from Go 1.18).
+ */
+TEST(arm64_fixtures)
+{
+	static const char *const arm64_forms[] = { "arm64", "arm64-stripped",
+						   "arm64-pie" };
+	int failed = 0;
+	size_t i, j;
+
+	/* from versions[1], Go 1.19: the arm64 builds */
+	for (i = 1; i < sizeof(versions) / sizeof(versions[0]); i++)
+		for (j = 0; j < 3; j++) {
+			test_case_failed = 0;
+			check_count(versions[i], arm64_forms[j]);
 			failed |= test_case_failed;
 		}
 	test_case_failed = failed;
@@ -566,6 +592,7 @@ TEST(version_minor)
 int main(void)
 {
 	RUN(count_fixtures);
+	RUN(arm64_fixtures);
 	RUN(stripped_cgo);
 	RUN(esbuild);
 	RUN(gccgo);

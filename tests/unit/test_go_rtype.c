@@ -214,8 +214,9 @@ static void check_names(const char *fixture, struct go_rtypes *r,
 	CHECK_EQ_INT(bad, 0);
 }
 
-/* FIXTURE against its own DWARF: every type, and the exact names. */
-static void check_dwarf(const char *fixture)
+/* FIXTURE against its own DWARF: every type, and with EXACT the args
+ * fixture's exact names. */
+static void check_dwarf_types(const char *fixture, bool exact_names)
 {
 	struct type_list l = {};
 	struct go_binary *bin = go_fixture__open(fixture, false);
@@ -228,12 +229,13 @@ static void check_dwarf(const char *fixture)
 	if (!bin)
 		return;
 	CHECK(dwarf_types(bin, &l));
-	/* the args fixture's runtime alone has hundreds */
+	/* a fixture's runtime alone has hundreds */
 	CHECK(l.n >= 300);
 	CHECK_EQ_INT(go_rtypes__open(bin, &r), 0);
 	if (r)
 		check_names(fixture, r, &l);
-	for (i = 0; r && i < sizeof(exact) / sizeof(exact[0]); i++) {
+	for (i = 0; r && exact_names && i < sizeof(exact) / sizeof(exact[0]);
+	     i++) {
 		t = find_dwarf(&l, exact[i].dwarf);
 		CHECK(t != NULL);
 		if (!t)
@@ -245,6 +247,11 @@ static void check_dwarf(const char *fixture)
 	go_rtypes__close(r);
 	list_free(&l);
 	go_binary__close(bin);
+}
+
+static void check_dwarf(const char *fixture)
+{
+	check_dwarf_types(fixture, true);
 }
 
 /* Functions whose entry must not move between the two builds. */
@@ -311,19 +318,16 @@ static const char **all_names(struct go_rtypes *r,
  * flags, before the type data), its type data must hold every one of
  * those names.
  */
-static void check_stripped(const char *version)
+static void check_stripped_pair(const char *dflt, const char *path)
 {
 	struct go_binary *bin = NULL, *sbin = NULL;
 	struct go_rtypes *r = NULL, *sr = NULL;
 	struct type_list l = {};
 	const char *name, *sname, **names = NULL;
-	char path[64];
 	size_t i, n = 0, bad = 0;
 	bool same;
 
-	snprintf(path, sizeof(path), "args-go%s-default", version);
-	bin = go_fixture__open(path, false);
-	snprintf(path, sizeof(path), "args-go%s-stripped", version);
+	bin = go_fixture__open(dflt, false);
 	sbin = go_fixture__open(path, false);
 	CHECK(bin && sbin);
 	if (!bin || !sbin)
@@ -361,6 +365,15 @@ out:
 	list_free(&l);
 	go_binary__close(sbin);
 	go_binary__close(bin);
+}
+
+static void check_stripped(const char *version)
+{
+	char dflt[64], path[64];
+
+	snprintf(dflt, sizeof(dflt), "args-go%s-default", version);
+	snprintf(path, sizeof(path), "args-go%s-stripped", version);
+	check_stripped_pair(dflt, path);
 }
 
 #define VERSION_TESTS(v, nn)						\
@@ -422,6 +435,43 @@ TEST(moduledata)
 					i == 1 ? "go.func.*" : "go:func.*"));
 			go_binary__close(bin);
 		}
+	}
+}
+
+/*
+ * arm64 builds (issue 25): the type data, its names against DWARF, a
+ * stripped build's against the unstripped one, and moduledata found
+ * without symbols, as on x86-64.
+ */
+TEST(arm64)
+{
+	static const char *const versions[] = {
+		"1.19", "1.21", "1.23", "1.25", "1.27",
+	};
+	struct go_moduledata md;
+	struct go_binary *bin;
+	char dflt[64], path[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		snprintf(dflt, sizeof(dflt), "count-go%s-arm64", versions[i]);
+		snprintf(path, sizeof(path), "count-go%s-arm64-pie",
+			 versions[i]);
+		check_dwarf_types(dflt, false);
+		check_dwarf_types(path, false);
+		snprintf(path, sizeof(path), "count-go%s-arm64-stripped",
+			 versions[i]);
+		check_stripped_pair(dflt, path);
+		bin = go_fixture__open(dflt, false);
+		CHECK(bin != NULL);
+		if (!bin)
+			continue;
+		CHECK_EQ_INT(bin->elf->machine, EM_AARCH64);
+		CHECK_EQ_INT(go_moduledata__find(bin, &md), 0);
+		CHECK_EQ_INT(md.addr, symbol(bin, "runtime.firstmoduledata"));
+		CHECK_EQ_INT(md.types, symbol(bin, "runtime.types"));
+		CHECK_EQ_INT(md.etypes, symbol(bin, "runtime.etypes"));
+		go_binary__close(bin);
 	}
 }
 
@@ -548,6 +598,7 @@ int main(void)
 	RUN(stripped_go1_25);
 	RUN(stripped_go1_27);
 	RUN(moduledata);
+	RUN(arm64);
 	RUN(gccgo);
 	RUN(not_types);
 	return TEST_SUMMARY();

@@ -274,11 +274,16 @@ static void resolve_disputes(struct tally *t, const char *bin)
 	for (i = 0; i < t->ndisputes; i++)
 		fprintf(f, "%#" PRIx64 "\n", t->disputes[i].pc);
 	fclose(f);
+	/* binutils for x86-64 copies an arm64 file as plain 64-bit ELF */
 	snprintf(cmd, sizeof(cmd),
-		 "objcopy --rename-section .data.rel.ro.gopclntab=.gopclntab "
-		 "'%s' %s && GOROOT='%s/go/1.%d' GOTOOLCHAIN=local "
-		 "'%s/go/1.%d/bin/go' tool addr2line %s < %s", bin, copy,
-		 gt_cache(), t->minor, gt_cache(), t->minor, copy, tmp);
+		 "{ objcopy %s '%s' %s 2>/dev/null || "
+		 "objcopy -I elf64-little -O elf64-little %s '%s' %s; } && "
+		 "GOROOT='%s/go/1.%d' GOTOOLCHAIN=local "
+		 "'%s/go/1.%d/bin/go' tool addr2line %s < %s",
+		 "--rename-section .data.rel.ro.gopclntab=.gopclntab", bin,
+		 copy, "--rename-section .data.rel.ro.gopclntab=.gopclntab",
+		 bin, copy, gt_cache(), t->minor, gt_cache(), t->minor, copy,
+		 tmp);
 	f = popen(cmd, "r");
 	for (i = 0; f && i < t->ndisputes; i++) {
 		d = &t->disputes[i];
@@ -591,19 +596,40 @@ static void check_fixture(const char *fixture, const char *truth_fixture,
 	go_binary__close(bin);
 }
 
-static void check_version(int minor)
+/* The count fixture of Go 1.MINOR built for ARCH ("", or "arm64-"):
+ * default, PIE and stripped. */
+static void check_builds(int minor, const char *arch)
 {
 	char name[64], def[64];
 	const char *forms[] = { "default", "pie", "stripped" };
 	size_t i;
 
-	snprintf(def, sizeof(def), "count-go1.%d-default", minor);
+	snprintf(def, sizeof(def), "count-go1.%d-%s", minor,
+		 *arch ? "arm64" : "default");
 	for (i = 0; i < 3; i++) {
-		snprintf(name, sizeof(name), "count-go1.%d-%s", minor,
-			 forms[i]);
+		if (*arch && !i)
+			snprintf(name, sizeof(name), "%s", def);
+		else
+			snprintf(name, sizeof(name), "count-go1.%d-%s%s",
+				 minor, arch, forms[i]);
 		/* stripped: the default build's DWARF, the same code */
 		check_fixture(name, i == 2 ? def : name, minor);
 	}
+}
+
+static void check_version(int minor)
+{
+	check_builds(minor, "");
+}
+
+/* arm64 builds (issue 25): the line tables read as on x86-64 */
+TEST(arm64)
+{
+	static const int minors[] = { 19, 21, 23, 25, 27 };
+	size_t i;
+
+	for (i = 0; i < sizeof(minors) / sizeof(minors[0]); i++)
+		check_builds(minors[i], "arm64-");
 }
 
 TEST(go1_15) { check_version(15); }
@@ -1321,6 +1347,7 @@ int main(void)
 	RUN(go1_23);
 	RUN(go1_25);
 	RUN(go1_27);
+	RUN(arm64);
 	RUN(dwarf_reader_go1_15);
 	RUN(dwarf_reader_go1_19);
 	RUN(dwarf_reader_go1_21);
