@@ -4,7 +4,8 @@
  * every function matched gets a row, an entry probe and its exits (those
  * call_sites finds, with the row in every cookie), or is left out with a
  * reason; so does every inlined copy, in its function's row, at its first
- * instruction and its ends; a name keeps one row; a function or copy
+ * instruction and its ends (those code that skips it joins included), all
+ * with the copy's number; a name keeps one row; a function or copy
  * added twice is probed once. Go 1.19's runtime.gcWriteBarrierR8, whose
  * entry the kernel would run wrongly, is left out as the kernel's.
  */
@@ -18,16 +19,31 @@
 #include "go_fixture.h"
 #include "test.h"
 
-/* Does LIST hold OFFSET with ROW in its cookie? */
-static bool holds(const struct uprobe_list *list, uint64_t offset, int row)
+/* Does LIST hold OFFSET with ROW and copy number COPY (0: a function's
+ * probe) in its cookie? */
+static bool holds(const struct uprobe_list *list, uint64_t offset, int row,
+		  __u32 copy)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->offsets[i] == offset &&
+		    COOKIE_INDEX(list->cookies[i]) == (__u32)row &&
+		    COOKIE_COPY(list->cookies[i]) == copy)
+			return true;
+	return false;
+}
+
+/* The copy number of the entry at OFFSET of ROW in LIST (0: none). */
+static __u32 copy_at(const struct uprobe_list *list, uint64_t offset, int row)
 {
 	size_t i;
 
 	for (i = 0; i < list->n; i++)
 		if (list->offsets[i] == offset &&
 		    COOKIE_INDEX(list->cookies[i]) == (__u32)row)
-			return true;
-	return false;
+			return COOKIE_COPY(list->cookies[i]);
+	return 0;
 }
 
 /* Every probe of FP against call_sites and its row. */
@@ -37,8 +53,10 @@ static void check_rows(const struct go_binary *bin, const struct func_probes *fp
 	size_t i, j, nexits = 0, traced = 0, inlined = 0;
 	struct inline_ends ends;
 	struct call_sites cs;
+	__u32 copy;
 
 	inline_ends__init(&ends, bin);
+	ends.shared_ends = true;	/* as call_probes finds them */
 	for (i = 0; i < fp->n; i++) {
 		const struct func_probe *p = &fp->probes[i];
 
@@ -55,9 +73,14 @@ static void check_rows(const struct go_binary *bin, const struct func_probes *fp
 			CHECK_EQ_INT(call_sites__find(bin, p, CALL_SITES_ENTRY |
 						      CALL_SITES_EXITS, NULL, &cs), 0);
 		}
-		CHECK(holds(&cp->entries, cs.entry_offset, rows[i]));
+		/* a copy's entry and ends carry its number */
+		copy = p->inlined ? copy_at(&cp->entries, cs.entry_offset,
+					    rows[i]) : 0;
+		CHECK(!p->inlined || copy != 0);
+		CHECK(holds(&cp->entries, cs.entry_offset, rows[i], copy));
 		for (j = 0; j < cs.nexits; j++)
-			CHECK(holds(&cp->exits, cs.exits[j].offset, rows[i]));
+			CHECK(holds(&cp->exits, cs.exits[j].offset, rows[i],
+				    copy));
 		nexits += cs.nexits;
 		call_sites__free(&cs);
 	}
