@@ -63,8 +63,8 @@ void call_probes__free(struct call_probes *cp)
 }
 
 /* The entry probe and the exit probes CS of P into *ROW, its function's
- * (an inlined copy's is its function's), an inlined copy's numbered COPY
- * (0: not numbered). */
+ * (an inlined copy's is its function's); COPY, an inlined copy's number
+ * (0 for a function), in their cookies. */
 static int add_sites(struct call_probes *cp, const struct func_probe *p,
 		     const struct call_sites *cs, uint64_t flags,
 		     uint16_t copy, int *row)
