@@ -59,9 +59,10 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 	} else {
 		err = go_binary__open(path, &tb->bin);
 		tb->owns_bin = !err;
+		/* BIN, its tool's target, was checked where it was opened */
+		if (!err)
+			err = elf_file__check_machine(tb->bin->elf);
 	}
-	if (!err)
-		err = elf_file__check_machine(tb->bin->elf);
 	if (err)
 		return err;
 	/* without DWARF the format strings type the values */

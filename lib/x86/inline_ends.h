@@ -93,12 +93,12 @@ int inline_ends__find(struct inline_ends *e, uint64_t caller, uint64_t entry,
  * loads from the frame and does not reach all of the copy's code; then
  * the start of the span from which most of it is reached, counting
  * neither NOPs nor loads from the frame (the lowest of those that reach
- * as much; the first span when no other does anything). gc puts stray instructions of the caller
- * in a copy's ranges (a loop latch's reload of an argument the copy was
- * passed, hoisted out of the loop, and the NOPs that align the loop), and
- * they may come first: a probe there fires on every pass of the loop, a
- * call or not. Returns 0, or a negative errno with a reason (the caller's code
- * cannot be read or decoded).
+ * as much; the first span when no other does anything). gc puts stray
+ * instructions of the caller in a copy's ranges (a loop latch's reload of
+ * an argument the copy was passed, hoisted out of the loop, and the NOPs
+ * that align the loop), and they may come first: a probe there fires on
+ * every pass of the loop, a call or not. Returns 0, or a negative errno
+ * with a reason (the caller's code cannot be read or decoded).
  */
 int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 		       const struct code_span *code, size_t ncode,
