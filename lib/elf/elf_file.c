@@ -404,6 +404,34 @@ int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
 	return 0;
 }
 
+int elf_file__offset_to_vaddr(const struct elf_file *ef, uint64_t off,
+			      uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < ef->nloads; i++) {
+		const struct elf_load *l = &ef->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (off - l->offset);
+			return 0;
+		}
+	}
+	return gt_error(-ERANGE, "%s: file offset 0x%llx is in no segment",
+			ef->path, (unsigned long long)off);
+}
+
+uint64_t elf_file__first_vaddr(const struct elf_file *ef)
+{
+	uint64_t low = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < ef->nloads; i++)
+		if (ef->loads[i].vaddr < low)
+			low = ef->loads[i].vaddr;
+	return ef->nloads ? low : 0;
+}
+
 int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 			 size_t len, const uint8_t **data)
 {

@@ -83,6 +83,14 @@ int elf_file__each_symbol(const struct elf_file *ef, elf_symbol_fn fn,
 int elf_file__vaddr_to_offset(const struct elf_file *ef, uint64_t vaddr,
 			      uint64_t *off);
 
+/* The other way: the virtual address of file offset OFF. Returns 0 and
+ * *VADDR, or -ERANGE when no segment holds it. */
+int elf_file__offset_to_vaddr(const struct elf_file *ef, uint64_t off,
+			      uint64_t *vaddr);
+
+/* The lowest virtual address of the file-backed segments (0: none). */
+uint64_t elf_file__first_vaddr(const struct elf_file *ef);
+
 /* Point *data at the file bytes that back [vaddr, vaddr+len), which must lie
  * in one segment's file-backed part. Returns 0 or -ERANGE. */
 int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,

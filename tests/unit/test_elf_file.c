@@ -59,6 +59,26 @@ static bool truth_symbol(const char *path, const char *name, GElf_Sym *sym,
 	return found;
 }
 
+/* Ground truth: the lowest p_vaddr of PATH's PT_LOAD segments, from
+ * readelf. */
+static uint64_t truth_first_load(const char *path)
+{
+	unsigned long long off, vaddr, low = UINT64_MAX;
+	char cmd[4200], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, " LOAD 0x%llx 0x%llx", &off, &vaddr) == 2 &&
+		    vaddr < low)
+			low = vaddr;
+	pclose(p);
+	return low;
+}
+
 static bool read_file_at(const char *path, uint64_t off, void *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -77,7 +97,7 @@ static void check_fixture(const char *name)
 	struct elf_file *ef;
 	GElf_Sym sym;
 	GElf_Shdr sym_scn;
-	uint64_t off, want;
+	uint64_t off, want, addr;
 	const uint8_t *bytes;
 	uint8_t file_bytes[16];
 	size_t size;
@@ -101,6 +121,15 @@ static void check_fixture(const char *name)
 	CHECK_EQ_INT(elf_file__read_vaddr(ef, sym.st_value, 16, &bytes), 0);
 	CHECK(read_file_at(path, want, file_bytes, 16));
 	CHECK(memcmp(bytes, file_bytes, 16) == 0);
+
+	/* and back: the offset's address; no segment holds the end of the
+	 * file past its sections, nor the first bytes of a program whose
+	 * lowest segment begins past its headers */
+	CHECK_EQ_INT(elf_file__offset_to_vaddr(ef, want, &addr), 0);
+	CHECK_EQ_INT(addr, sym.st_value);
+	CHECK_EQ_INT(elf_file__offset_to_vaddr(ef, (uint64_t)1 << 40, &addr),
+		     -ERANGE);
+	CHECK_EQ_INT(elf_file__first_vaddr(ef), truth_first_load(path));
 
 	/* the pclntab starts with its magic, 0xfffffff? */
 	err = elf_file__section_bytes(ef, ".gopclntab", &bytes, &size);
