@@ -108,6 +108,8 @@ $(OUTPUT)/lib/%.o: lib/%.c | $(CACHE_STAMPS)
 
 # lib/probe/hit_cost.c times a hit with the empty program of bpf/floor.bpf.c.
 $(foreach d,lib lib-san lib-fuzz,$(OUTPUT)/$(d)/probe/hit_cost.o): $(OUTPUT)/floor.skel.h
+# lib/probe/cpu_samples.c samples a process with bpf/cpu_sample.bpf.c.
+$(foreach d,lib lib-san lib-fuzz,$(OUTPUT)/$(d)/probe/cpu_samples.o): $(OUTPUT)/cpu_sample.skel.h
 
 $(LIBGOTOOLS): $(LIB_OBJS)
 	$(AR) rcs $@ $^

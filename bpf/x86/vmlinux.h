@@ -90,6 +90,15 @@ struct pt_regs {
 	long unsigned int ss;
 } __attribute__((preserve_access_index));
 
+/* a perf_event program's context (UAPI: not relocated) */
+typedef struct pt_regs bpf_user_pt_regs_t;
+
+struct bpf_perf_event_data {
+	bpf_user_pt_regs_t regs;
+	__u64 sample_period;
+	__u64 addr;
+};
+
 struct thread_struct {
 	long unsigned int fsbase;
 } __attribute__((preserve_access_index));

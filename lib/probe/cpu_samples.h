@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where a running process spends its CPU time in user space: for a while,
+ * a clock on every CPU interrupts it HZ times a second of its own CPU time
+ * and a BPF program (bpf/cpu_sample.bpf.c) counts the user IPs it was
+ * interrupted at. --max-overhead orders its trials by it
+ * (cli/overhead_limit.h): a function called a million times a second is
+ * in the samples, and cheaper ones first is what admission wants.
+ */
+#ifndef GOTOOLS_CPU_SAMPLES_H
+#define GOTOOLS_CPU_SAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cpu_samples {
+	uint64_t *ips;		/* user IPs, sorted */
+	uint64_t *counts;	/* samples at each */
+	size_t n;
+	uint64_t total;		/* samples in all, the lost included */
+	uint64_t lost;		/* at IPs past the BPF map's room */
+};
+
+/*
+ * Sample PID's user IPs for MS milliseconds at HZ per CPU second into
+ * *OUT (zeroed first; free it with cpu_samples__free() in every case).
+ * Returns 0 or a negative errno with a reason.
+ */
+int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
+			 struct cpu_samples *out);
+
+void cpu_samples__free(struct cpu_samples *s);
+
+#endif

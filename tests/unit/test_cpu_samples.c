@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cpu_samples: a real CPU clock and BPF program (root) sampling a child
+ * of this test that spins in one function, while another child spins in
+ * another: the samples are the first child's, and in its function.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "core/error.h"
+#include "elf/elf_file.h"
+#include "probe/cpu_samples.h"
+#include "test.h"
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static void spin_sampled(void)
+{
+	for (;;)
+		sink = sink * 31 + 7;
+}
+
+__attribute__((noinline)) static void spin_other(void)
+{
+	for (;;)
+		sink = sink * 17 + 3;
+}
+
+static pid_t spawn(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		fn();
+	return pid;
+}
+
+struct range {
+	const char *name;
+	uint64_t value, next;
+};
+
+static int find_range(void *ctx, const char *name, uint64_t value)
+{
+	struct range *r = ctx;
+
+	if (!strcmp(name, r->name))
+		r->value = value;
+	return 0;
+}
+
+static int find_next(void *ctx, const char *name, uint64_t value)
+{
+	struct range *r = ctx;
+
+	if (value > r->value && value < r->next)
+		r->next = value;
+	return 0;
+}
+
+/* Where FN's code is in this process: [*lo, *hi), from the symbol table
+ * of /proc/self/exe (FN's symbol to the next symbol above it). */
+static bool code_of(void (*fn)(void), const char *name, uint64_t *lo,
+		    uint64_t *hi)
+{
+	struct range r = { name, 0, UINT64_MAX };
+	struct elf_file *ef;
+	bool ok;
+
+	if (elf_file__open("/proc/self/exe", &ef))
+		return false;
+	ok = !elf_file__each_symbol(ef, find_range, &r) && r.value &&
+	     !elf_file__each_symbol(ef, find_next, &r) && r.next != UINT64_MAX;
+	elf_file__close(ef);
+	*lo = (uintptr_t)fn;
+	*hi = *lo + (r.next - r.value);
+	return ok;
+}
+
+TEST(samples_the_process_where_it_runs)
+{
+	uint64_t lo, hi, other_lo, other_hi, in = 0, in_other = 0;
+	struct cpu_samples s;
+	pid_t sampled, other;
+	size_t i;
+	int err;
+
+	CHECK(code_of(spin_sampled, "spin_sampled", &lo, &hi));
+	CHECK(code_of(spin_other, "spin_other", &other_lo, &other_hi));
+	sampled = spawn(spin_sampled);
+	other = spawn(spin_other);
+	CHECK(sampled > 0 && other > 0);
+	err = cpu_samples__collect(sampled, 300, 1000, &s);
+	if (err)
+		fprintf(stderr, "%s\n", gt_last_error());
+	CHECK_EQ_INT(err, 0);
+	kill(sampled, SIGKILL);
+	kill(other, SIGKILL);
+	waitpid(sampled, NULL, 0);
+	waitpid(other, NULL, 0);
+	for (i = 0; i < s.n; i++) {
+		if (s.ips[i] >= lo && s.ips[i] < hi)
+			in += s.counts[i];
+		if (s.ips[i] >= other_lo && s.ips[i] < other_hi)
+			in_other += s.counts[i];
+		CHECK(!i || s.ips[i] > s.ips[i - 1]);
+	}
+	printf("%llu samples, %llu in spin_sampled\n",
+	       (unsigned long long)s.total, (unsigned long long)in);
+	/* 300 ms of one CPU at 1 kHz: 300, less what the CPUs shared */
+	CHECK(s.total >= 100 && s.total <= 400);
+	CHECK_EQ_INT(s.lost, 0);
+	CHECK(in >= s.total * 99 / 100);
+	CHECK_EQ_INT(in_other, 0);
+	cpu_samples__free(&s);
+}
+
+TEST(no_process_no_samples)
+{
+	struct cpu_samples s;
+	pid_t gone = spawn(spin_sampled);
+
+	kill(gone, SIGKILL);
+	waitpid(gone, NULL, 0);
+	CHECK_EQ_INT(cpu_samples__collect(gone, 50, 1000, &s), 0);
+	CHECK_EQ_INT(s.total, 0);
+	CHECK_EQ_INT(s.n, 0);
+	cpu_samples__free(&s);
+}
+
+int main(void)
+{
+	RUN(samples_the_process_where_it_runs);
+	RUN(no_process_no_samples);
+	return TEST_SUMMARY();
+}
