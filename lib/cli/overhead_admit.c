@@ -32,38 +32,114 @@ static void sleep_ns(long ns)
 	nanosleep(&t, NULL);
 }
 
-static int cmp_cookie_index(const void *a, const void *b)
+/* Where the index of COOKIE comes in admission's order (one past the
+ * last: an index out of range, in no batch). */
+static __u32 position_of(const struct overhead_limit *l, uint64_t cookie)
 {
-	__u32 x = COOKIE_INDEX(*(const uint64_t *)a);
-	__u32 y = COOKIE_INDEX(*(const uint64_t *)b);
+	__u32 i = COOKIE_INDEX(cookie);
 
-	return x < y ? -1 : x > y;
+	return i < l->nindexes ? l->position[i] : l->nindexes;
 }
 
-/* Sort R's probes by index, so that a batch of indexes is a run of them:
- * offsets and cookies sorted as pairs through one array. */
-static int request__sort(struct overhead_request *r)
+/* A probe and its position, to sort by it (then by offset). */
+struct placed {
+	__u32 position;
+	uint64_t cookie, offset;
+};
+
+static int cmp_placed(const void *a, const void *b)
 {
-	uint64_t (*pairs)[2];
+	const struct placed *x = a, *y = b;
+
+	if (x->position != y->position)
+		return x->position < y->position ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Sort R's probes by their indexes' positions, so that a batch is a run
+ * of them. */
+static int request__sort(const struct overhead_limit *l,
+			 struct overhead_request *r)
+{
+	struct placed *probes;
 	size_t i;
 
-	pairs = malloc((r->list.n ? r->list.n : 1) * sizeof(*pairs));
-	if (!pairs)
+	probes = malloc((r->list.n ? r->list.n : 1) * sizeof(*probes));
+	if (!probes)
 		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < r->list.n; i++)
+		probes[i] = (struct placed){
+			position_of(l, r->list.cookies[i]),
+			r->list.cookies[i], r->list.offsets[i],
+		};
+	qsort(probes, r->list.n, sizeof(*probes), cmp_placed);
 	for (i = 0; i < r->list.n; i++) {
-		pairs[i][0] = r->list.cookies[i];
-		pairs[i][1] = r->list.offsets[i];
+		r->list.cookies[i] = probes[i].cookie;
+		r->list.offsets[i] = probes[i].offset;
 	}
-	qsort(pairs, r->list.n, sizeof(*pairs), cmp_cookie_index);
-	for (i = 0; i < r->list.n; i++) {
-		r->list.cookies[i] = pairs[i][0];
-		r->list.offsets[i] = pairs[i][1];
-	}
-	free(pairs);
+	free(probes);
 	return 0;
 }
 
-/* Indexes [lo, hi) and their probes, [from[k], to[k]) of request k. */
+/* An index and the CPU samples of its functions, to sort by them. */
+struct sampled {
+	__u64 samples;
+	__u32 i;
+};
+
+static int cmp_sampled(const void *a, const void *b)
+{
+	const struct sampled *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Admission's order (l->order, l->position): the indexes whose functions
+ * the target's CPU was seen in least first, those never seen in it in
+ * their own order (overhead_limit__sample(); without it, all are). */
+static int order__make(struct overhead_limit *l)
+{
+	size_t n = l->nindexes ? l->nindexes : 1, i;
+	struct sampled *by = malloc(n * sizeof(*by));
+
+	l->order = malloc(n * sizeof(*l->order));
+	l->position = malloc(n * sizeof(*l->position));
+	if (!by || !l->order || !l->position) {
+		free(by);
+		return gt_error(-ENOMEM, "out of memory");
+	}
+	for (i = 0; i < l->nindexes; i++)
+		by[i] = (struct sampled){ l->indexes[i].samples, i };
+	qsort(by, l->nindexes, sizeof(*by), cmp_sampled);
+	for (i = 0; i < l->nindexes; i++) {
+		l->order[i] = by[i].i;
+		l->position[by[i].i] = i;
+	}
+	free(by);
+	return 0;
+}
+
+static void order__free(struct overhead_limit *l)
+{
+	free(l->order);
+	free(l->position);
+	l->order = l->position = NULL;
+}
+
+/* Read probe_hits of the indexes at positions LO..LO + N) into HITS. */
+static void read_positions(const struct overhead_limit *l, __u32 lo,
+			   size_t n, struct probe_hits *hits)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		overhead__read_range(l, l->order[lo + i], 1, &hits[i]);
+}
+
+/* The indexes at positions [lo, hi) of admission's order and their
+ * probes, [from[k], to[k]) of request k. */
 struct run {
 	__u32 lo, hi;
 	size_t *from, *to;
@@ -111,7 +187,7 @@ static void run__grow(const struct overhead_limit *l, struct run *r,
 			size_t j = r->to[k];
 
 			while (j < list->n &&
-			       COOKIE_INDEX(list->cookies[j]) == r->hi)
+			       position_of(l, list->cookies[j]) == r->hi)
 				j++;
 			n += j - r->to[k];
 		}
@@ -121,7 +197,7 @@ static void run__grow(const struct overhead_limit *l, struct run *r,
 			const struct uprobe_list *list = &l->reqs[k].list;
 
 			while (r->to[k] < list->n &&
-			       COOKIE_INDEX(list->cookies[r->to[k]]) == r->hi)
+			       position_of(l, list->cookies[r->to[k]]) == r->hi)
 				r->to[k]++;
 		}
 		r->nprobes += n;
@@ -186,7 +262,7 @@ static int batch__grow(struct overhead_limit *l, struct batch *b,
 }
 
 /* The probes of request K in R whose index KEEP holds (NULL: all, else
- * KEEP[i - LO]), with generation GEN, into OUT. */
+ * KEEP[its position - LO]), with generation GEN, into OUT. */
 static int run__list(const struct overhead_limit *l, const struct run *r,
 		     size_t k, const bool *keep, __u32 lo, unsigned int gen,
 		     struct uprobe_list *out)
@@ -196,9 +272,9 @@ static int run__list(const struct overhead_limit *l, const struct run *r,
 	int err = 0;
 
 	for (j = r->from[k]; j < r->to[k] && !err; j++) {
-		__u32 i = COOKIE_INDEX(list->cookies[j]);
+		__u32 p = position_of(l, list->cookies[j]);
 
-		if (!keep || keep[i - lo])
+		if (!keep || keep[p - lo])
 			err = uprobe_list__add(out, list->offsets[j],
 					       COOKIE_WITH_GEN(list->cookies[j],
 							       gen));
@@ -462,7 +538,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 
 	t->paid_ns = 0;
 	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
-	overhead__read_range(l, b->lo, b->hi - b->lo, t->before);
+	read_positions(l, b->lo, b->hi - b->lo, t->before);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		err = group__attach(l, &b->groups[j], NULL, 0,
@@ -481,7 +557,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		sleep_ns(POLL_NS);
 	}
 	if (!err) {
-		overhead__read_range(l, b->lo, b->hi - b->lo, t->after);
+		read_positions(l, b->lo, b->hi - b->lo, t->after);
 		err = overhead__ledger_update(l);
 	}
 	t->end_ns = overhead__now_ns();
@@ -494,7 +570,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
 		t->rate[i - b->lo] =
 			overhead__grown_ns(l, &after, &before, true) / secs +
-			t->calls[i - b->lo] * return_ns(l, t, i);
+			t->calls[i - b->lo] * return_ns(l, t, l->order[i]);
 		t->before[i - b->lo] = after;
 	}
 	return err;
@@ -686,7 +762,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 	if (err)
 		return err;
 	for (i = b->lo; i < b->hi; i++) {
-		x = &l->indexes[i];
+		x = &l->indexes[l->order[i]];
 		x->cost_rate = t->rate[i - b->lo];
 		x->detached_rate = t->calls[i - b->lo];
 		if (t->keep[i - b->lo]) {
@@ -696,7 +772,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 			x->seen_ns = t->end_ns;
 			x->trial_calls = x->seen.calls;
 		} else {
-			index__refuse(l, i, false);
+			index__refuse(l, l->order[i], false);
 		}
 	}
 	return 0;
@@ -823,10 +899,13 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	if (!l->pending)
 		return 0;
 	l->pending = false;
+	err = order__make(l);
 	for (k = 0; k < l->nreqs && !err; k++)
-		err = request__sort(&l->reqs[k]);
-	if (err)
+		err = request__sort(l, &l->reqs[k]);
+	if (err) {
+		order__free(l);
 		return err;
+	}
 	gsize = group_size(l);
 	from = calloc(l->nreqs, sizeof(*from));
 	t.rate = calloc(l->nindexes, sizeof(*t.rate));
@@ -858,10 +937,16 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		tried = 0;
 		if (full_since && overhead__now_ns() - full_since >= FULL_NS) {
 			for (i = b.lo; i < b.hi; i++)
-				index__refuse(l, i, true);
+				index__refuse(l, l->order[i], true);
 		} else {
 			err = batch__run(l, &b, &t, &cap, stop, ctx);
 			tried = t.cost_ns;
+		}
+		/* the target exited while a batch was being attached: the
+		 * trace is over, and what was kept counted until then */
+		if (err == -ESRCH) {
+			err = 0;
+			break;
 		}
 		/* aim at trials of half the full cap, growing at most twice */
 		if (tried >= full)
@@ -890,5 +975,6 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	free(t.before);
 	free(t.after);
 	free(t.return_kind);
+	order__free(l);
 	return err ? err : (int)(l->nrefused - nrefused);
 }

@@ -837,6 +837,41 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 	fflush(f);
 }
 
+#define SAMPLED_SAID	5	/* the most sampled, by name */
+
+void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
+				   const char *tool, overhead_name_fn name_of,
+				   void *ctx)
+{
+	size_t top[SAMPLED_SAID], ntop = 0, nsampled = 0, i, j;
+
+	if (!l->samples)
+		return;
+	for (i = 0; i < l->nindexes; i++) {
+		if (!l->indexes[i].samples)
+			continue;
+		nsampled++;
+		/* insert into the most sampled, most first */
+		for (j = ntop; j > 0 && l->indexes[top[j - 1]].samples <
+					 l->indexes[i].samples; j--)
+			if (j < SAMPLED_SAID)
+				top[j] = top[j - 1];
+		if (j < SAMPLED_SAID) {
+			top[j] = i;
+			if (ntop < SAMPLED_SAID)
+				ntop++;
+		}
+	}
+	fprintf(f, "%s: %llu CPU samples of the target: %zu of %zu probed "
+		"functions are in them and are tried last", tool,
+		(unsigned long long)l->samples, nsampled, l->nindexes);
+	for (i = 0; i < ntop; i++)
+		fprintf(f, "%s%s (%llu)", i ? ", " : ", the most sampled ",
+			name_of(ctx, top[i]),
+			(unsigned long long)l->indexes[top[i]].samples);
+	fputc('\n', f);
+}
+
 void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 				const char *tool)
 {
@@ -892,6 +927,8 @@ void overhead_limit__free(struct overhead_limit *l)
 	free(l->links);
 	free(l->closings);
 	free(l->indexes);
+	free(l->order);
+	free(l->position);
 	percpu_mmap__close(&l->hits);
 	percpu_mmap__close(&l->paid);
 	memset(l, 0, sizeof(*l));

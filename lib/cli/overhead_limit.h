@@ -18,8 +18,15 @@
  * what the target paid, per 100 ms and per second.
  *
  * Admission (overhead_limit__admit(), for patterns of more than
- * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): the probes are not
- * attached at once but tried in batches, in groups of a few dozen probes
+ * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): first, for half a
+ * second, a CPU clock samples where the target runs
+ * (overhead_limit__sample(), probe/cpu_samples.h: about a thousand
+ * samples of a target busy on one CPU); the indexes whose functions no
+ * sample fell in are tried first, in their order, then the others, the
+ * least sampled first. A function called a million times a second is in
+ * the samples, and is tried last, when the kept may have left no room
+ * for it: its trial would trap at that rate until its link is closed.
+ * Then the probes are not attached at once but tried in batches, in groups of a few dozen probes
  * with links of their own. A batch is attached on trial (its hits
  * accounted, not counted) for 10 ms, or until it has cost its cap: then
  * no more of its groups are attached. What a trial costs is its hits,
@@ -108,6 +115,7 @@
 #include "overhead.h"
 #include "cli/percpu_map.h"
 #include "cli/skeleton.h"
+#include "gobin/go_binary.h"
 #include "probe/call_probes.h"
 #include "probe/hit_cost.h"
 #include "probe/uprobes.h"
@@ -131,6 +139,8 @@ struct overhead_index {
 	__u64 detached_calls;		/* all the calls it counted */
 	double detached_rate;		/* calls per second when detached */
 	unsigned int round;		/* the check that detached it */
+	__u64 samples;			/* the target's CPU samples in its
+					 * functions before admission */
 };
 
 /* Probes a tool asked the limit to attach: PROG at LIST's offsets of PATH. */
@@ -138,7 +148,7 @@ struct overhead_request {
 	struct bpf_program *prog;
 	char *path;
 	pid_t pid;
-	struct uprobe_list list;	/* sorted by index when admitted */
+	struct uprobe_list list;	/* sorted by position when admitted */
 	bool returns;			/* where calls end: one hit a call */
 	bool by_calls;			/* returns whose cost a trial of the
 					 * calls tells: not attached on trial */
@@ -213,6 +223,10 @@ struct overhead_limit {
 	struct overhead_closing *closings;
 	size_t nclosings, closings_cap;
 	struct overhead_ledger ledger;
+	/* admission's order: the indexes by position, the positions by
+	 * index (while it runs) */
+	__u32 *order, *position;
+	__u64 samples;			/* overhead_limit__sample()'s, in all */
 	struct timespec last;		/* of the last check */
 	double rated_ns;		/* the last read of every index's hits */
 };
@@ -293,6 +307,17 @@ int overhead_limit__attach_calls(struct overhead_limit *l,
 /* Is there anything for overhead_limit__admit() to try? */
 bool overhead_limit__pending(const struct overhead_limit *l);
 
+/*
+ * Before admission: sample where PID, running BIN from PATH, spends its CPU
+ * for half a second, so that overhead_limit__admit() tries the indexes
+ * whose functions it was seen in least first, and the hottest last.
+ * Nothing to do without admission pending or a process. Returns 0 or a
+ * negative errno with a reason (admission then goes in index order).
+ */
+int overhead_limit__sample(struct overhead_limit *l,
+			   const struct go_binary *bin, const char *path,
+			   pid_t pid);
+
 /* Says whether to stop trying (the trace is over). */
 typedef bool (*overhead_stop_fn)(void *ctx);
 
@@ -339,6 +364,15 @@ typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
 void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 			   const char *tool, int n, bool verbose,
 			   overhead_name_fn name_of, void *ctx);
+
+/*
+ * With -v, before the trials: what overhead_limit__sample() saw, on F:
+ * "TOOL: N CPU samples of the target: the functions of M of K probed
+ * indexes are in them and are tried last, the most sampled NAME (S),..."
+ */
+void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
+				   const char *tool, overhead_name_fn name_of,
+				   void *ctx);
 
 /*
  * At the end, on F: "TOOL: the probes cost the target A% of a CPU on

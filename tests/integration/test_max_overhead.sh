@@ -108,6 +108,26 @@ test_gofuncgraph() {
 	fi
 }
 
+# '*' is admitted in batches, after half a second of CPU samples of the
+# target: the fixture's CPU goes to its loop calling main.hot, which -v
+# names as the most sampled, to be tried last. The fixture ends (2 s)
+# before all are tried: the trace ends as it does, with what was kept
+# counted (main.cold no more than the fixture's count).
+test_sampled_last() {
+	local out=$TMP/sampled cold rc
+	"$BUILD/gofunccount" -v --max-overhead 5 \
+		-c "$FIXTURE $SECONDS_RUN $out.truth" '*' >"$out" 2>"$out.err"
+	rc=$?
+	cold=$(awk '$1 == "main.cold" { print $2 }' "$out")
+	if [[ $rc -eq 0 && ${cold:-0} -le $(truth_of "$out.truth" main.cold) ]] &&
+		grep -qE '^gofunccount: [0-9]+ CPU samples of the target: [0-9]+ of [0-9]+ probed functions are in them and are tried last, the most sampled (main\.hot|main\.main\.func1) \([0-9]+\), (main\.hot|main\.main\.func1) ' "$out.err" &&
+		grep -q "not tried (the trace ended first)" "$out.err"; then
+		pass "gofunccount -v --max-overhead 5 '*': the fixture's loop sampled most, tried last; the trace ends with the fixture (main.cold $cold of $(truth_of "$out.truth" main.cold) from when it was kept)"
+	else
+		fail "gofunccount -v --max-overhead 5 '*'" "exit $rc, main.cold ${cold:-none}: $(grep -v '^probe\|^left out\|not attached' "$out.err" | head -5)"
+	fi
+}
+
 test_bad_values() {
 	local v ok=0
 	for v in 0 -5 abc 5x; do
@@ -125,6 +145,7 @@ test_gofunccount_json
 test_gofunclatency
 test_gotrace
 test_gofuncgraph
+test_sampled_last
 test_bad_values
 check "no probe left attached" no_links_left
 finish

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --max-overhead's order of trials: the target's CPU samples in the
+ * functions of each index, before admission (overhead_limit.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "cli/overhead_internal.h"
+#include "probe/cpu_samples.h"
+#include "probe/target.h"
+
+/* Half a second at 2 kHz: about a thousand samples of a target that
+ * uses one CPU. A function called a million times a second takes 1% of
+ * it or more (ten samples); one sampled once or never is not hot enough
+ * to cost a trial much. */
+#define SAMPLE_MS	500
+#define SAMPLE_HZ	2000
+
+/* Add S's samples to the functions of BIN they fell in (mapped at BIAS). */
+static void count_in_funcs(const struct cpu_samples *s,
+			   const struct go_binary *bin, uint64_t bias,
+			   __u64 *per_func)
+{
+	const struct go_func *fn;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		fn = go_binary__func_at(bin, s->ips[i] - bias);
+		if (fn)
+			per_func[fn - bin->funcs] += s->counts[i];
+	}
+}
+
+/* Each index's samples: the most of any function one of its probes in
+ * PATH is in (an inlined copy's is its caller's). */
+static void count_by_index(struct overhead_limit *l,
+			   const struct go_binary *bin, const char *path,
+			   const __u64 *per_func)
+{
+	const struct uprobe_list *list;
+	const struct go_func *fn;
+	struct overhead_index *x;
+	uint64_t vaddr;
+	size_t j, k;
+	__u32 i;
+
+	for (k = 0; k < l->nreqs; k++) {
+		if (strcmp(l->reqs[k].path, path))
+			continue;
+		list = &l->reqs[k].list;
+		for (j = 0; j < list->n; j++) {
+			i = COOKIE_INDEX(list->cookies[j]);
+			if (i >= l->nindexes ||
+			    elf_file__offset_to_vaddr(bin->elf, list->offsets[j],
+						      &vaddr))
+				continue;
+			fn = go_binary__func_at(bin, vaddr);
+			x = &l->indexes[i];
+			if (fn && per_func[fn - bin->funcs] > x->samples)
+				x->samples = per_func[fn - bin->funcs];
+		}
+	}
+}
+
+int overhead_limit__sample(struct overhead_limit *l,
+			   const struct go_binary *bin, const char *path,
+			   pid_t pid)
+{
+	struct cpu_samples s;
+	__u64 *per_func = NULL;
+	uint64_t bias;
+	int err;
+
+	if (!l->pending || pid <= 0)
+		return 0;
+	err = cpu_samples__collect(pid, SAMPLE_MS, SAMPLE_HZ, &s);
+	if (!err)
+		err = target__load_bias(pid, path,
+					elf_file__first_vaddr(bin->elf), &bias);
+	if (!err) {
+		per_func = calloc(bin->nfuncs ? bin->nfuncs : 1,
+				  sizeof(*per_func));
+		if (!per_func)
+			err = gt_error(-ENOMEM, "out of memory");
+	}
+	if (!err) {
+		count_in_funcs(&s, bin, bias, per_func);
+		count_by_index(l, bin, path, per_func);
+		l->samples = s.total;
+	}
+	free(per_func);
+	cpu_samples__free(&s);
+	return err;
+}
