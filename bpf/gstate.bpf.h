@@ -46,6 +46,15 @@ struct {
 	__type(value, struct gstate_key);
 } gstate_threads SEC(".maps");
 
+/* The traced process's hits of each site (enum gstate_site), which
+ * --max-overhead counts as what the target pays (a trap each). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GSTATE_SITES);
+	__type(key, __u32);
+	__type(value, __u64);
+} gstate_site_hits SEC(".maps");
+
 /* A zeroed state to start tracking a goroutine with: too large for the
  * BPF stack. Never written. */
 struct {
@@ -232,11 +241,16 @@ int gstate_site(struct pt_regs *ctx)
 {
 	__u64 site = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
 	struct gstate_key key = { .tgid = id >> 32 };
+	__u32 slot = site;
 	struct gstate *gs;
+	__u64 *hits;
 	int part;
 
 	if (other_process(id))
 		return 0;
+	hits = bpf_map_lookup_elem(&gstate_site_hits, &slot);
+	if (hits)
+		(*hits)++;	/* this CPU's copy */
 	if (site == GSTATE_SITE_SYSCALL_ENTER || site == GSTATE_SITE_SYSCALL_EXIT)
 		key.g = current_g(NULL, 0, 0, tls_g_offset);	/* from TLS */
 	else

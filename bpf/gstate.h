@@ -43,6 +43,7 @@ enum gstate_site {
 	GSTATE_SITE_PREEMPT_PARK,	/* preemptPark(gp): parked for the GC */
 	GSTATE_SITE_SYSCALL_ENTER,	/* Go 1.27+ reentersyscall: the */
 	GSTATE_SITE_SYSCALL_EXIT,	/* exitsyscall: running goroutine */
+	GSTATE_SITES,
 };
 
 /* Where an argument is at a function's entry: a register (DWARF number)

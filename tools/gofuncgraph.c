@@ -616,9 +616,11 @@ int main(int argc, char **argv)
 			       limited);
 	/* the tracker first: a root that starts sees every transition */
 	if (!err && tracker)
-		err = gstate_tracker__attach(tracker, obj->progs.gstate_site,
-					     obj->progs.gstate_switch,
-					     target.path, target.tgid);
+		err = tool_tracker__attach(tracker, limited,
+					   obj->progs.gstate_site,
+					   obj->progs.gstate_switch,
+					   obj->maps.gstate_site_hits,
+					   target.path, target.tgid);
 	if (!err && layout.tls_segment_offset)
 		err = goexit_probe__attach(obj->progs.graph_goexit,
 					   target.bin->elf, target.path,

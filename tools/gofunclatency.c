@@ -762,10 +762,11 @@ int main(int argc, char **argv)
 			       target.bin->is_gccgo, &plan, watch.limit);
 	/* the tracker first: a call that starts sees every transition */
 	if (!err && plan.tracker)
-		err = gstate_tracker__attach(plan.tracker,
-					     obj->progs.gstate_site,
-					     obj->progs.gstate_switch,
-					     target.path, target.tgid);
+		err = tool_tracker__attach(plan.tracker, watch.limit,
+					   obj->progs.gstate_site,
+					   obj->progs.gstate_switch,
+					   obj->maps.gstate_site_hits,
+					   target.path, target.tgid);
 	if (!err && watch.limit)
 		err = overhead_limit__attach_calls(&limit, &plan.cp,
 						   obj->progs.call_entry,

@@ -611,7 +611,8 @@ static int cmp_rated(const void *a, const void *b)
 static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
 {
-	double budget = overhead__budget(l), kept = overhead__kept_cost(l);
+	double budget = overhead__budget(l);
+	double kept = overhead__kept_cost(l) + overhead__fixed_cost(l);
 	double most = l->live_measured ? budget / 2 : budget / UNMEASURED_SHARE;
 	double share, scale;
 	size_t n = b->hi - b->lo, i;
@@ -930,7 +931,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			break;
 		err = 0;
 		/* a trial keeps nothing while the kept cost half the budget */
-		if (overhead__kept_cost(l) <= budget / 2)
+		if (overhead__kept_cost(l) + overhead__fixed_cost(l) <=
+		    budget / 2)
 			full_since = 0;
 		else if (!full_since)
 			full_since = overhead__now_ns();

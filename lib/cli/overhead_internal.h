@@ -76,6 +76,10 @@ double overhead__last_second_admit(const struct overhead_limit *l);
 /* What the attached indexes cost, as the last check had them, ns per s. */
 double overhead__kept_cost(const struct overhead_limit *l);
 
+/* What the fixed probes (overhead_limit__add_fixed()) cost in the last
+ * second, ns: they are not detached, and the indexes have the rest. */
+double overhead__fixed_cost(const struct overhead_limit *l);
+
 /* Read probe_hits of indexes LO..LO + N) into HITS[0..N). */
 void overhead__read_range(const struct overhead_limit *l, __u32 lo, size_t n,
 			  struct probe_hits *hits);

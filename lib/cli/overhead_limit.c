@@ -139,24 +139,82 @@ void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
 	memcpy(l->run_paid, paid, sizeof(l->run_paid));
 }
 
-int overhead__read_run_stats(struct overhead_limit *l,
-			     const struct probe_hits *paid)
+/* The run time and runs of the programs FDS[0..N), summed. */
+static int read_runs(const int *fds, size_t n, __u64 *ns, __u64 *cnt)
 {
 	struct bpf_prog_info info;
-	__u64 ns = 0, cnt = 0;
 	__u32 len;
 	size_t i;
 
-	for (i = 0; i < l->nprogs; i++) {
+	*ns = *cnt = 0;
+	for (i = 0; i < n; i++) {
 		memset(&info, 0, sizeof(info));
 		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(l->prog_fds[i], &info, &len))
+		if (bpf_obj_get_info_by_fd(fds[i], &info, &len))
 			return gt_error(-errno, "cannot read a program's statistics: %s",
 					strerror(errno));
-		ns += info.run_time_ns;
-		cnt += info.run_cnt;
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
 	}
-	overhead__split_runs(l, ns, cnt, paid);
+	return 0;
+}
+
+int overhead__read_run_stats(struct overhead_limit *l,
+			     const struct probe_hits *paid)
+{
+	__u64 ns, cnt;
+	int err;
+
+	err = read_runs(l->prog_fds, l->nprogs, &ns, &cnt);
+	if (!err)
+		overhead__split_runs(l, ns, cnt, paid);
+	return err;
+}
+
+int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
+			      struct bpf_program **progs, size_t nprogs,
+			      int hits_fd, const bool *emulated, size_t nsites)
+{
+	struct overhead_fixed *f = &l->fixed;
+	__u64 cnt;
+	size_t i;
+
+	if (nprogs > OVERHEAD_FIXED_PROGS || nsites > OVERHEAD_FIXED_SITES)
+		return gt_error(-E2BIG, "too many programs or sites to count");
+	f->label = label;
+	for (i = 0; i < nprogs; i++)
+		f->prog_fds[i] = bpf_program__fd(progs[i]);
+	f->hits_fd = hits_fd;
+	f->nsites = nsites;
+	memcpy(f->emulated, emulated, nsites * sizeof(*emulated));
+	/* what they cost from now on */
+	f->nprogs = nprogs;
+	return read_runs(f->prog_fds, f->nprogs, &f->run_ns, &cnt) ?:
+	       percpu_map__sum_all(f->hits_fd, f->nsites, f->hits, 1);
+}
+
+/* What the fixed probes cost since the last read, in ns: their programs'
+ * run time and a trap per hit. */
+static int fixed_paid(struct overhead_limit *l, double *paid)
+{
+	struct overhead_fixed *f = &l->fixed;
+	__u64 ns, cnt, hits[OVERHEAD_FIXED_SITES];
+	size_t i;
+	int err;
+
+	*paid = 0;
+	if (!f->nprogs)
+		return 0;
+	err = read_runs(f->prog_fds, f->nprogs, &ns, &cnt) ?:
+	      percpu_map__sum_all(f->hits_fd, f->nsites, hits, 1);
+	if (err)
+		return err;
+	*paid = ns - f->run_ns;
+	for (i = 0; i < f->nsites; i++)
+		*paid += (hits[i] - f->hits[i]) * (f->emulated[i] ?
+			 l->cost.emulated_ns : l->cost.stepped_ns);
+	f->run_ns = ns;
+	memcpy(f->hits, hits, sizeof(hits));
 	return 0;
 }
 
@@ -199,19 +257,20 @@ int overhead__ledger_update(struct overhead_limit *l)
 	struct timespec t;
 	uint64_t work;
 	long slot, second;
-	double paid, live, early, dt;
+	double paid, live, early, fixed, dt;
 	int s, err;
 
 	for (s = 0; s < PROBE_PAID_SLOTS; s++)
 		overhead__read_paid(l, s, &now[s]);
-	err = overhead__read_run_stats(l, now);
+	err = overhead__read_run_stats(l, now) ?: fixed_paid(l, &fixed);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	work = uprobes__work_ns();
 	/* the hits, and attaching and detaching */
 	paid_between(l, now, seen, &live, &early);
-	paid = live + early + (work - g->work_seen);
+	paid = live + early + fixed + (work - g->work_seen);
+	g->fixed_ns += fixed;
 	g->work_ns += work - g->work_seen;
 	memcpy(seen, now, sizeof(now));
 	g->work_seen = work;
@@ -222,15 +281,18 @@ int overhead__ledger_update(struct overhead_limit *l)
 		g->slot++;
 		g->slots[g->slot % OVERHEAD_SLOTS] = 0;
 		g->admit_slots[g->slot % OVERHEAD_SLOTS] = 0;
+		g->fixed_slots[g->slot % OVERHEAD_SLOTS] = 0;
 	}
 	if (g->slot < slot) {		/* a second or more without a read */
 		memset(g->slots, 0, sizeof(g->slots));
 		memset(g->admit_slots, 0, sizeof(g->admit_slots));
+		memset(g->fixed_slots, 0, sizeof(g->fixed_slots));
 		g->slot = slot;
 	}
 	g->slots[slot % OVERHEAD_SLOTS] += paid;
-	g->admit_slots[slot % OVERHEAD_SLOTS] += paid - live;
-	g->admit_ns += paid - live;
+	g->admit_slots[slot % OVERHEAD_SLOTS] += paid - live - fixed;
+	g->fixed_slots[slot % OVERHEAD_SLOTS] += fixed;
+	g->admit_ns += paid - live - fixed;
 	/* what was paid since the last read, in the second it ends in */
 	second = dt / 1e9;
 	if (second > g->second) {
@@ -261,6 +323,11 @@ double overhead__last_second(const struct overhead_limit *l)
 double overhead__last_second_admit(const struct overhead_limit *l)
 {
 	return slots_sum(l->ledger.admit_slots);
+}
+
+double overhead__fixed_cost(const struct overhead_limit *l)
+{
+	return slots_sum(l->ledger.fixed_slots);
 }
 
 void overhead__closing_add(struct overhead_limit *l, struct uprobes_closing *c,
@@ -725,7 +792,9 @@ int overhead_limit__check(struct overhead_limit *l)
 	err = overhead__ledger_update(l);
 	if (err)
 		return err;
-	live = live_paid(l);
+	/* the fixed probes' too: nothing else pays for them */
+	live = live_paid(l) + l->ledger.fixed_ns - l->fixed_checked;
+	l->fixed_checked = l->ledger.fixed_ns;
 	l->last = now;
 	/* over: the live probes now, and the second they end has paid half
 	 * the budget or they cost BURST times it (a function quiet on trial
@@ -751,7 +820,7 @@ int overhead_limit__check(struct overhead_limit *l)
 			       delta[i].secs;
 		x->detached_rate = delta[i].hits.calls / delta[i].secs;
 	}
-	total = overhead__kept_cost(l);
+	total = overhead__kept_cost(l) + overhead__fixed_cost(l);
 	if (total > budget)
 		err = overhead__evict(l, total, budget / 2);
 	free(delta);
@@ -837,6 +906,21 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 	fflush(f);
 }
 
+void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
+				 const char *tool)
+{
+	double cost = overhead__fixed_cost(l);
+
+	if (!l->fixed.nprogs || l->fixed.over_said ||
+	    cost <= overhead__budget(l))
+		return;
+	l->fixed.over_said = true;
+	fprintf(f, "%s: over --max-overhead %g%%: %s alone cost %.1f%% of a CPU "
+		"in the last second; it is not detached\n", tool, l->pct,
+		l->fixed.label, cost / 1e7);
+	fflush(f);
+}
+
 #define SAMPLED_SAID	5	/* the most sampled, by name */
 
 void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
@@ -888,11 +972,16 @@ void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 	if (g->second_ns > worst)
 		worst = g->second_ns;
 	fprintf(f, "%s: the probes cost the target %.2f%% of a CPU on average "
-		"(%.2f%% attaching and detaching them), %.2f%% in the "
-		"costliest second; %zu function%s not attached, %zu detached",
+		"(%.2f%% attaching and detaching them",
 		tool, secs > 0 ? g->total_ns / secs / 1e7 : 0.0,
-		secs > 0 ? g->work_ns / secs / 1e7 : 0.0, worst / 1e7,
-		l->nrefused, l->nrefused == 1 ? "" : "s", l->ndetached);
+		secs > 0 ? g->work_ns / secs / 1e7 : 0.0);
+	if (l->fixed.nprogs)
+		fprintf(f, ", %.2f%% %s",
+			secs > 0 ? g->fixed_ns / secs / 1e7 : 0.0,
+			l->fixed.label);
+	fprintf(f, "), %.2f%% in the costliest second; %zu function%s not "
+		"attached, %zu detached", worst / 1e7, l->nrefused,
+		l->nrefused == 1 ? "" : "s", l->ndetached);
 	if (l->nuntried)
 		fprintf(f, ", %zu not tried (the trace ended first)",
 			l->nuntried);

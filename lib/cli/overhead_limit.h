@@ -98,6 +98,14 @@
  * counted twice or not at all; an index is then off by one at most per
  * replacement.
  *
+ * Probes a tool attaches itself and keeps on (the goroutine-state
+ * tracker's, overhead_limit__add_fixed()) are counted in the ledger too:
+ * a trap per hit of each site, by its kind, and their programs' run time
+ * (sched_switch's runs for every thread's switch: an upper bound); the
+ * check and admission leave the indexes what they do not take. They are
+ * not detached: overhead_limit__print_fixed() says when they alone cost
+ * more than PCT.
+ *
  * A detached index keeps what it counted; tools mark it as partial:
  * "detached after N calls at R calls/s"; one never attached, "not
  * attached: R calls/s on trial".
@@ -154,6 +162,24 @@ struct overhead_request {
 					 * calls tells: not attached on trial */
 };
 
+/* Probes a tool attached itself, on all the time (the goroutine-state
+ * tracker's): what the target pays for them is counted beside the others,
+ * and leaves that much less of the budget to the functions. */
+#define OVERHEAD_FIXED_SITES	8
+#define OVERHEAD_FIXED_PROGS	2
+
+struct overhead_fixed {
+	const char *label;		/* "the goroutine-state tracker" */
+	int prog_fds[OVERHEAD_FIXED_PROGS];
+	size_t nprogs;
+	int hits_fd;			/* a per-CPU array of hits per site */
+	size_t nsites;
+	bool emulated[OVERHEAD_FIXED_SITES];	/* the kernel emulates site i */
+	/* at the last read: the programs' run time, the sites' hits */
+	__u64 run_ns, hits[OVERHEAD_FIXED_SITES];
+	bool over_said;			/* that they alone cost over PCT */
+};
+
 /* A link the limit attached, of generation GEN. */
 struct overhead_link {
 	struct uprobes *u;
@@ -181,6 +207,9 @@ struct overhead_ledger {
 	 * attaching and detaching */
 	double admit_slots[OVERHEAD_SLOTS];
 	double admit_ns;		/* admission's, in all */
+	/* of it, the fixed probes' (struct overhead_fixed) */
+	double fixed_slots[OVERHEAD_SLOTS];
+	double fixed_ns;
 	long slot;			/* of the last read, in 100 ms from begun */
 	double second_ns;		/* in the whole second going on */
 	long second;			/* which, from begun */
@@ -223,6 +252,8 @@ struct overhead_limit {
 	struct overhead_closing *closings;
 	size_t nclosings, closings_cap;
 	struct overhead_ledger ledger;
+	struct overhead_fixed fixed;	/* nprogs 0: none */
+	double fixed_checked;		/* ledger.fixed_ns at the last check */
 	/* admission's order: the indexes by position, the positions by
 	 * index (while it runs) */
 	__u32 *order, *position;
@@ -304,6 +335,18 @@ int overhead_limit__attach_calls(struct overhead_limit *l,
 				 struct bpf_program *exit, const char *path,
 				 pid_t pid);
 
+/*
+ * Count what the probes a tool attached itself cost the target (LABEL
+ * names them in the line at the end): the run time of PROGS[0..NPROGS)
+ * and a trap for each hit of their NSITES sites, counted per site in the
+ * per-CPU array HITS_FD, at the cost of an emulated hit where EMULATED[i]
+ * says so, else of a single-stepped one. Returns 0 or a negative errno
+ * with a reason.
+ */
+int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
+			      struct bpf_program **progs, size_t nprogs,
+			      int hits_fd, const bool *emulated, size_t nsites);
+
 /* Is there anything for overhead_limit__admit() to try? */
 bool overhead_limit__pending(const struct overhead_limit *l);
 
@@ -364,6 +407,15 @@ typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
 void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 			   const char *tool, int n, bool verbose,
 			   overhead_name_fn name_of, void *ctx);
+
+/*
+ * Once, when the fixed probes alone cost more than PCT% in the last
+ * second, say so on F ("TOOL: over --max-overhead PCT%: LABEL alone cost
+ * X% of a CPU in the last second; it is not detached"): the functions are
+ * detached to make room, but nothing the limit can do keeps the bound.
+ */
+void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
+				 const char *tool);
 
 /*
  * With -v, before the trials: what overhead_limit__sample() saw, on F:

@@ -304,6 +304,8 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
 	overhead_limit__print(c->limit.limit, stderr,
 			      program_invocation_short_name, n, o->verbose,
 			      c->limit.name_of, c->limit.ctx);
+	overhead_limit__print_fixed(c->limit.limit, stderr,
+				    program_invocation_short_name);
 	return 0;
 }
 
@@ -362,6 +364,24 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 	overhead_limit__print(tl->limit, stderr, program_invocation_short_name,
 			      n, o->verbose, tl->name_of, tl->ctx);
 	return 0;
+}
+
+int tool_tracker__attach(struct gstate_tracker *t, struct overhead_limit *limit,
+			 struct bpf_program *site_prog,
+			 struct bpf_program *switch_prog,
+			 struct bpf_map *site_hits, const char *path, pid_t pid)
+{
+	struct bpf_program *progs[] = { site_prog, switch_prog };
+	int err;
+
+	err = gstate_tracker__attach(t, site_prog, switch_prog, site_hits, path,
+				     pid);
+	if (!err && limit)
+		err = overhead_limit__add_fixed(limit,
+						"the goroutine-state tracker",
+						progs, 2, t->hits_fd,
+						t->emulated, GSTATE_SITES);
+	return err;
 }
 
 void tool_limit__print_cost(const struct tool_limit *tl)

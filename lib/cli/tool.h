@@ -18,6 +18,7 @@
 #include "cli/metrics_server.h"
 #include "cli/overhead_limit.h"
 #include "gobin/go_binary.h"
+#include "probe/gstate_tracker.h"
 
 /*
  * The keys of long options that have no short one: the shared ones here,
@@ -141,6 +142,15 @@ struct tool_limit {
  */
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		      struct tool_target *t, const struct tool_metrics *metrics);
+
+/* Attach the goroutine-state tracker T (gstate_tracker__attach()); with
+ * LIMIT, what it costs the target counts against --max-overhead
+ * (overhead_limit__add_fixed()). Returns 0 or a negative errno with a
+ * reason. */
+int tool_tracker__attach(struct gstate_tracker *t, struct overhead_limit *limit,
+			 struct bpf_program *site_prog,
+			 struct bpf_program *switch_prog,
+			 struct bpf_map *site_hits, const char *path, pid_t pid);
 
 /* At the end, what the probes cost the target, on stderr
  * (overhead_limit__print_cost()); nothing without a limit. */

@@ -145,6 +145,7 @@ static int add_site(const struct go_binary *bin, struct gstate_tracker *t,
 	if (elf_file__vaddr_to_offset(bin->elf, fn->addr, &off))
 		return gt_error(-ENOTSUP, "%s: %s is not in the file",
 				bin->elf->path, name);
+	t->emulated[site] = uprobe_insn__emulated_at(bin->elf, fn->addr);
 	return uprobe_list__add(&t->sites, off, site);
 }
 
@@ -180,6 +181,7 @@ int gstate_tracker__open(const struct go_binary *bin,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return gt_error(-ENOMEM, "out of memory");
+	t->hits_fd = -1;
 	t->config.waitreason_offset = layout->waitreason_offset;
 	t->config.dead_statuses = DEAD_STATUSES;
 	err = place_arguments(bin, &t->config);
@@ -211,7 +213,8 @@ const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
 
 int gstate_tracker__attach(struct gstate_tracker *t,
 			   struct bpf_program *site_prog,
-			   struct bpf_program *switch_prog, const char *path,
+			   struct bpf_program *switch_prog,
+			   struct bpf_map *site_hits, const char *path,
 			   pid_t pid)
 {
 	int err;
@@ -219,6 +222,7 @@ int gstate_tracker__attach(struct gstate_tracker *t,
 	err = uprobes__attach(site_prog, path, pid, &t->sites, &t->probes);
 	if (err)
 		return err;
+	t->hits_fd = bpf_map__fd(site_hits);
 	t->switch_link = bpf_program__attach(switch_prog);
 	if (!t->switch_link) {
 		err = -errno;

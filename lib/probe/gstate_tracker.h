@@ -37,6 +37,12 @@ struct gstate_tracker {
 	struct uprobe_list sites;	/* cookies: enum gstate_site */
 	struct uprobes *probes;		/* once attached */
 	struct bpf_link *switch_link;
+	/* the kernel emulates the probed instruction of each site (a hit
+	 * costs less than a single-stepped one: x86/uprobe_insn.h) */
+	bool emulated[GSTATE_SITES];
+	/* once attached: the traced process's hits of each site, a per-CPU
+	 * array (bpf/gstate.bpf.h), which --max-overhead counts */
+	int hits_fd;
 };
 
 /*
@@ -65,12 +71,13 @@ const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
 /*
  * Attach SITE_PROG (gstate_site, loaded) to the site functions of the file
  * PATH (PID > 0: in that process only) and SWITCH_PROG (gstate_switch) to
- * sched_switch. Returns 0 or a negative errno with a reason; on failure
- * nothing stays attached.
+ * sched_switch; SITE_HITS is their object's gstate_site_hits. Returns 0 or
+ * a negative errno with a reason; on failure nothing stays attached.
  */
 int gstate_tracker__attach(struct gstate_tracker *t,
 			   struct bpf_program *site_prog,
-			   struct bpf_program *switch_prog, const char *path,
+			   struct bpf_program *switch_prog,
+			   struct bpf_map *site_hits, const char *path,
 			   pid_t pid);
 
 /* Detach T's probes (before the BPF object they run is destroyed). */

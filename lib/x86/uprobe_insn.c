@@ -124,15 +124,38 @@ static bool x86_probeable(const uint8_t *code, size_t len, uint64_t addr)
 	return bit_set(good_2byte, x86->opcode[1]);
 }
 
+/* The bytes at ADDR of EF into *CODE, up to the longest instruction:
+ * the last instruction of a segment may be shorter than 15 bytes. */
+static size_t read_insn_bytes(const struct elf_file *ef, uint64_t addr,
+			      const uint8_t **code)
+{
+	size_t len = MAX_INSN_BYTES;
+
+	while (len && elf_file__read_vaddr(ef, addr, len, code))
+		len--;
+	return len;
+}
+
 bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr)
 {
 	const uint8_t *code;
-	size_t len = MAX_INSN_BYTES;
+	size_t len;
 
 	if (ef->machine != EM_X86_64)
 		return true;
-	/* The last instruction of a segment may be shorter than 15 bytes. */
-	while (len && elf_file__read_vaddr(ef, addr, len, &code))
-		len--;
+	len = read_insn_bytes(ef, addr, &code);
 	return len && x86_probeable(code, len, addr);
+}
+
+bool uprobe_insn__emulated_at(const struct elf_file *ef, uint64_t addr)
+{
+	const cs_insn *insn;
+	const uint8_t *code;
+	size_t len;
+
+	if (ef->machine != EM_X86_64)
+		return false;
+	len = read_insn_bytes(ef, addr, &code);
+	insn = len ? x86_disasm__one(code, len, addr) : NULL;
+	return insn && uprobe_insn__emulated(insn->bytes, insn->size);
 }

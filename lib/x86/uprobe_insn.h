@@ -26,4 +26,8 @@ bool uprobe_insn__probeable(const struct elf_file *ef, uint64_t addr);
  * hit costs several times an emulated one. */
 bool uprobe_insn__emulated(const uint8_t *b, size_t n);
 
+/* The same of the instruction at ADDR of EF (false where unreadable,
+ * undecodable, or not x86-64). */
+bool uprobe_insn__emulated_at(const struct elf_file *ef, uint64_t addr);
+
 #endif

@@ -145,7 +145,40 @@ test_max_overhead() {
 	fi
 }
 
+# gofunclatency -S follows every change of a goroutine's status (a probe on
+# runtime.casgstatus...): under load, what that tracker costs the server
+# (a quarter of a CPU here) is counted by --max-overhead with the rest and
+# said apart in the line at the end; over 5% it is said at once, as what
+# the limit cannot detach.
+test_tracker_counted() {
+	local out=$TMP/tracker spid addr tpid rc total tracker
+	start_server "gofunclatency -S --max-overhead" "$out" || return
+	"$BUILD/gofunclatency" -S --max-overhead 5 -p "$spid" main.handle \
+		>"$out.lat" 2>"$out.err" &
+	tpid=$!
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$out.lat" 2>/dev/null && break
+		sleep 0.1
+	done
+	ab_run tracker "http://$addr/" "$RATE_REQUESTS" >/dev/null
+	kill -INT "$tpid"
+	wait "$tpid"
+	rc=$?
+	kill -TERM "$spid"
+	wait "$spid"
+	total=$(sed -n 's/.*cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
+	tracker=$(sed -n 's/.*, \([0-9.]*\)% the goroutine-state tracker).*/\1/p' "$out.err")
+	if [[ $rc -eq 0 && -n $total && -n $tracker ]] &&
+		awk -v t="$total" -v k="$tracker" 'BEGIN { exit !(k >= 0.1 && t >= k) }' &&
+		grep -q '^gofunclatency: over --max-overhead 5%: the goroutine-state tracker alone cost [0-9.]*% of a CPU in the last second; it is not detached$' "$out.err"; then
+		pass "gofunclatency -S --max-overhead 5 on the server under load: the goroutine-state tracker counted, $tracker% of a CPU of the probes' $total%, and said to be over the limit"
+	else
+		fail "gofunclatency -S --max-overhead on the server" "exit $rc: $(grep -v '^gofunclatency: [0-9]* left out' "$out.err" | tail -2)"
+	fi
+}
+
 test_http_server
 test_max_overhead
+test_tracker_counted
 check "no probe left attached" no_links_left
 finish

@@ -14,8 +14,10 @@
 #include <regex.h>
 #include <stdbool.h>
 #include "core/error.h"
+#include "elf/elf_file.h"
 #include "gobin/go_binary.h"
 #include "probe/gstate_tracker.h"
+#include "objdump.h"
 #include "test.h"
 
 static const int versions[] = { 15, 19, 21, 23, 25, 27 };
@@ -85,6 +87,40 @@ static struct gstate_tracker *open_tracker(const char *path)
 	return t;
 }
 
+/* Does the kernel emulate the instruction at file offset OFF of PATH,
+ * per objdump: a push, a jump, a call or a nop, which arch/x86/kernel/
+ * uprobes.c emulates (it single-steps the rest)? 1, 0, or -1 when
+ * objdump does not say. */
+static int objdump_emulated(const char *path, uint64_t off)
+{
+	struct objdump_line line;
+	char cmd[4400], buf[1024];
+	struct elf_file *ef;
+	uint64_t va;
+	int r = -1;
+	FILE *p;
+
+	if (elf_file__open(path, &ef))
+		return -1;
+	r = elf_file__offset_to_vaddr(ef, off, &va);
+	elf_file__close(ef);
+	if (r)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn --start-address=0x%llx --stop-address=0x%llx '%s'",
+		 (unsigned long long)va, (unsigned long long)va + 1, path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	r = -1;
+	while (fgets(buf, sizeof(buf), p))
+		if (objdump_line__parse(buf, &line) && line.addr == va)
+			r = !strcmp(line.mn, "push") || line.mn[0] == 'j' ||
+			    !strcmp(line.mn, "call") ||
+			    !strncmp(line.mn, "nop", 3);
+	pclose(p);
+	return r;
+}
+
 /* The tracker of PATH names the reasons of WANT, and finds its sites. */
 static void check_tracker(const char *path, const struct reasons *want,
 			  int minor)
@@ -104,6 +140,10 @@ static void check_tracker(const char *path, const struct reasons *want,
 	CHECK_EQ_STR(gstate_tracker__slot_name(t, GSTATE_SYSCALL), "syscall");
 	/* casgstatus, preemptPark; from 1.27 the syscall fast path's two */
 	CHECK_EQ_INT(t->sites.n, minor >= 27 ? 4 : 2);
+	/* what a hit of each costs (--max-overhead): emulated or not */
+	for (i = 0; i < t->sites.n; i++)
+		CHECK_EQ_INT(t->emulated[t->sites.cookies[i]],
+			     objdump_emulated(path, t->sites.offsets[i]));
 	/* abi-internal.md: gp, oldval, newval in RAX, RBX, RCX; before 1.17
 	 * on the stack after the return address */
 	if (minor >= 17) {
