@@ -56,6 +56,16 @@ start_httpd() {
 	return 1
 }
 
+# wait_tracing FILE: until a tool's output FILE says "Tracing" (30 s at
+# most).
+wait_tracing() {
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 finish() {
 	echo "$t_passed passed, $t_failed failed"
 	[[ $t_failed -eq 0 ]]

@@ -44,10 +44,7 @@ test_http_server() {
 
 	"$TOOL" -p "$spid" '*' >"$out.count" 2>"$out.err" &
 	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.count" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_tracing "$out.count"
 	traced=$(ab_run traced "http://$addr/")
 	kill -INT "$tpid"
 	wait "$tpid"
@@ -92,10 +89,7 @@ limit_trial() {
 	rates untraced-before "$url" 4 >"$out.untraced"
 	"$TOOL" --max-overhead 5 -p "$spid" '*' >"$out.count" 2>"$out.err" &
 	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.count" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_tracing "$out.count"
 	# Load until its trials are over (it says what it did not attach: on
 	# a loaded server, the hot functions) and a run of requests makes the
 	# tool detach nothing more.
@@ -156,10 +150,7 @@ test_tracker_counted() {
 	"$BUILD/gofunclatency" -S --max-overhead 5 -p "$spid" main.handle \
 		>"$out.lat" 2>"$out.err" &
 	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.lat" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_tracing "$out.lat"
 	ab_run tracker "http://$addr/" "$RATE_REQUESTS" >/dev/null
 	kill -INT "$tpid"
 	wait "$tpid"
