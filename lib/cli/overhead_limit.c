@@ -780,7 +780,7 @@ int overhead_limit__check(struct overhead_limit *l)
 {
 	struct overhead_delta *delta;
 	struct timespec now;
-	double dt, live, rate, total, budget = overhead__budget(l);
+	double dt, live, fixed, rate, total, budget = overhead__budget(l);
 	size_t i;
 	int err;
 
@@ -792,17 +792,20 @@ int overhead_limit__check(struct overhead_limit *l)
 	err = overhead__ledger_update(l);
 	if (err)
 		return err;
-	/* the fixed probes' too: nothing else pays for them */
-	live = live_paid(l) + l->ledger.fixed_ns - l->fixed_checked;
-	l->fixed_checked = l->ledger.fixed_ns;
+	live = live_paid(l);
 	l->last = now;
-	/* over: the live probes now, and the second they end has paid half
-	 * the budget or they cost BURST times it (a function quiet on trial
-	 * that turns hot at half a CPU would take the whole budget in 100 ms,
-	 * before the second is over) */
-	rate = live / (dt / 1e9);
-	if ((rate <= budget || (overhead__last_second(l) <= budget / 2 &&
-				rate <= BURST * budget)) &&
+	/* over: the live probes now, and the fixed ones in the last second
+	 * (they leave the others the rest), and the second they end has paid
+	 * half the budget or they cost BURST times it (a function quiet on
+	 * trial that turns hot at half a CPU would take the whole budget in
+	 * 100 ms, before the second is over); while the fixed alone cost more
+	 * than the budget, nothing the others do changes that: their rates
+	 * are read once a second, not at every check */
+	fixed = overhead__fixed_cost(l);
+	rate = live / (dt / 1e9) + fixed;
+	if ((rate <= budget || fixed > budget ||
+	     (overhead__last_second(l) <= budget / 2 &&
+	      rate <= BURST * budget)) &&
 	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
 		return 0;
 	l->rated_ns = overhead__ns(&now);
@@ -820,7 +823,7 @@ int overhead_limit__check(struct overhead_limit *l)
 			       delta[i].secs;
 		x->detached_rate = delta[i].hits.calls / delta[i].secs;
 	}
-	total = overhead__kept_cost(l) + overhead__fixed_cost(l);
+	total = overhead__kept_cost(l) + fixed;
 	if (total > budget)
 		err = overhead__evict(l, total, budget / 2);
 	free(delta);

@@ -253,7 +253,6 @@ struct overhead_limit {
 	size_t nclosings, closings_cap;
 	struct overhead_ledger ledger;
 	struct overhead_fixed fixed;	/* nprogs 0: none */
-	double fixed_checked;		/* ledger.fixed_ns at the last check */
 	/* admission's order: the indexes by position, the positions by
 	 * index (while it runs) */
 	__u32 *order, *position;
