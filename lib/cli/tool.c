@@ -345,16 +345,20 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 	if (!tl || !overhead_limit__pending(tl->limit))
 		return 0;
 	n = tool_target__release(t, o);
-	/* without the samples, the trials go in the pattern's order */
-	if (!n && t->bin &&
-	    overhead_limit__sample(tl->limit, t->bin, t->path, t->tgid) &&
-	    o->verbose)
-		fprintf(stderr, "%s: trials in the pattern's order: %s\n",
-			program_invocation_short_name, gt_last_error());
-	else if (!n && o->verbose)
-		overhead_limit__print_samples(tl->limit, stderr,
-					      program_invocation_short_name,
-					      tl->name_of, tl->ctx);
+	if (!n && t->bin) {
+		/* without the samples, the trials go in the pattern's order */
+		if (overhead_limit__sample(tl->limit, t->bin, t->path,
+					   t->tgid)) {
+			if (o->verbose)
+				fprintf(stderr, "%s: trials in the pattern's order: %s\n",
+					program_invocation_short_name,
+					gt_last_error());
+		} else if (o->verbose) {
+			overhead_limit__print_samples(tl->limit, stderr,
+						      program_invocation_short_name,
+						      tl->name_of, tl->ctx);
+		}
+	}
 	if (!n)
 		n = overhead_limit__admit(tl->limit, admit_stop, &a);
 	if (n >= 0 && a.err < 0)
