@@ -207,7 +207,8 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 		goto out;
 	start = bpf_map_lookup_elem(&split_starts, key);
 	s = bpf_map_lookup_elem(&splits, &key->func);
-	if (!start || !s) {
+	/* the tracker detached since its entry: its parts stopped there */
+	if (!start || !s || gstate_off) {
 		gstate__leave(&gkey, gs);	/* its entry tracked it */
 		goto out;
 	}

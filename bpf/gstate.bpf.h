@@ -46,6 +46,10 @@ struct {
 	__type(value, struct gstate_key);
 } gstate_threads SEC(".maps");
 
+/* Set by user space once the tracker's probes are detached (over
+ * --max-overhead): no goroutine is tracked from then on. */
+bool gstate_off = false;
+
 /* The traced process's hits of each site (enum gstate_site), which
  * --max-overhead counts as what the target pays (a trap each). */
 struct {
@@ -156,6 +160,8 @@ static __always_inline struct gstate *gstate__enter(const struct gstate_key *key
 	struct gstate *gs, *zero;
 	__u32 zero_key = 0;
 
+	if (gstate_off)
+		return NULL;
 	gs = bpf_map_lookup_elem(&gstates, key);
 	if (!gs || gs->goid != goid) {
 		zero = bpf_map_lookup_elem(&gstate_zero, &zero_key);

@@ -243,6 +243,8 @@ static void print_text(const struct grapher *g, const struct call_tree *t)
 	if (g->limit && g->limit->ndetached)
 		printf(" (partial: %zu function%s detached over --max-overhead)",
 		       g->limit->ndetached, g->limit->ndetached == 1 ? "" : "s");
+	if (gstate_tracker__stopped(g->tracker))
+		printf(" (partial: waits stopped over --max-overhead)");
 	printf("\n");
 	if (env.user_stack)
 		user_stack__print(g->tb, stdout, false, t->pid, t->start_code,
@@ -348,8 +350,13 @@ static void print_json(const struct grapher *g, const struct call_tree *t)
 	       (unsigned long long)root->start,
 	       (unsigned long long)(root->end - root->start),
 	       t->cut ? ",\"cut\":true" : "");
+	if ((g->limit && g->limit->ndetached) ||
+	    gstate_tracker__stopped(g->tracker))
+		printf(",\"partial\":true");
 	if (g->limit && g->limit->ndetached)
-		printf(",\"partial\":true,\"detached\":%zu", g->limit->ndetached);
+		printf(",\"detached\":%zu", g->limit->ndetached);
+	if (gstate_tracker__stopped(g->tracker))
+		printf(",\"waits_stopped\":true");
 	if (env.user_stack) {
 		printf(",\"stack\":[");
 		user_stack__print(g->tb, stdout, true, t->pid, t->start_code,
@@ -620,7 +627,9 @@ int main(int argc, char **argv)
 					   obj->progs.gstate_site,
 					   obj->progs.gstate_switch,
 					   obj->maps.gstate_site_hits,
-					   target.path, target.tgid);
+					   &obj->bss->gstate_off, target.path,
+					   target.tgid,
+					   "the trees have no waits from now on");
 	if (!err && layout.tls_segment_offset)
 		err = goexit_probe__attach(obj->progs.graph_goexit,
 					   target.bin->elf, target.path,

@@ -385,6 +385,8 @@ static void print_split_json(const struct latency_plan *plan, const char *ts,
 		printf("%s\"%s\":%llu", sep, UNKEPT_REASON,
 		       (unsigned long long)parked_unkept(r));
 	printf("}");
+	if (gstate_tracker__stopped(plan->tracker))
+		printf(",\"partial\":true,\"tracker_detached\":true");
 	if (r->hists) {
 		printf(",\"hists\":{");
 		for (slot = 0, sep = ""; slot < SPLIT_NPARTS; slot++) {
@@ -435,6 +437,8 @@ static void print_split(const struct latency_plan *plan, const char *name,
 	}
 	if (parked_unkept(r))
 		print_part("parked: " UNKEPT_REASON, parked_unkept(r), r);
+	if (gstate_tracker__stopped(plan->tracker))
+		printf("    partial: the goroutine-state tracker was detached over --max-overhead: calls that ended after are not split\n");
 	for (slot = 0; r->hists && slot < SPLIT_NPARTS; slot++) {
 		const struct hist *h = &r->hists[slot];
 
@@ -766,7 +770,9 @@ int main(int argc, char **argv)
 					   obj->progs.gstate_site,
 					   obj->progs.gstate_switch,
 					   obj->maps.gstate_site_hits,
-					   target.path, target.tgid);
+					   &obj->bss->gstate_off, target.path,
+					   target.tgid,
+					   "-S splits no call that ends from now on");
 	if (!err && watch.limit)
 		err = overhead_limit__attach_calls(&limit, &plan.cp,
 						   obj->progs.call_entry,

@@ -77,7 +77,7 @@ double overhead__last_second_admit(const struct overhead_limit *l);
 double overhead__kept_cost(const struct overhead_limit *l);
 
 /* What the fixed probes (overhead_limit__add_fixed()) cost in the last
- * second, ns: they are not detached, and the indexes have the rest. */
+ * second, ns, while attached: the indexes have the rest of the budget. */
 double overhead__fixed_cost(const struct overhead_limit *l);
 
 /* Read probe_hits of indexes LO..LO + N) into HITS[0..N). */

@@ -14,6 +14,8 @@
 
 #define CHECK_EVERY_NS	10000000.0	/* 10 ms */
 #define RATE_EVERY_NS	1e9		/* each index's rate, at least */
+/* The fixed probes alone over the budget this long: detached. */
+#define FIXED_OVER_NS	1e8
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define BURST		3		/* times the budget: rated at once */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
@@ -173,7 +175,9 @@ int overhead__read_run_stats(struct overhead_limit *l,
 
 int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
 			      struct bpf_program **progs, size_t nprogs,
-			      int hits_fd, const bool *emulated, size_t nsites)
+			      int hits_fd, const bool *emulated, size_t nsites,
+			      overhead_detach_fn detach, void *ctx,
+			      const char *then)
 {
 	struct overhead_fixed *f = &l->fixed;
 	__u64 cnt;
@@ -182,6 +186,9 @@ int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
 	if (nprogs > OVERHEAD_FIXED_PROGS || nsites > OVERHEAD_FIXED_SITES)
 		return gt_error(-E2BIG, "too many programs or sites to count");
 	f->label = label;
+	f->then = then;
+	f->detach = detach;
+	f->ctx = ctx;
 	for (i = 0; i < nprogs; i++)
 		f->prog_fds[i] = bpf_program__fd(progs[i]);
 	f->hits_fd = hits_fd;
@@ -327,7 +334,7 @@ double overhead__last_second_admit(const struct overhead_limit *l)
 
 double overhead__fixed_cost(const struct overhead_limit *l)
 {
-	return slots_sum(l->ledger.fixed_slots);
+	return l->fixed.detached ? 0 : slots_sum(l->ledger.fixed_slots);
 }
 
 void overhead__closing_add(struct overhead_limit *l, struct uprobes_closing *c,
@@ -763,6 +770,32 @@ double overhead__kept_cost(const struct overhead_limit *l)
 	return kept;
 }
 
+/*
+ * Are the fixed probes alone over the budget since the last check (DT ns)?
+ * Then the functions are not what costs: none is detached; after
+ * FIXED_OVER_NS of it, the fixed probes are (their detach()).
+ */
+static bool fixed_over(struct overhead_limit *l, double dt, double budget)
+{
+	struct overhead_fixed *f = &l->fixed;
+	double rate = (l->ledger.fixed_ns - f->checked_ns) / (dt / 1e9);
+	double now = overhead__now_ns();
+
+	f->checked_ns = l->ledger.fixed_ns;
+	if (!f->nprogs || f->detached || rate <= budget) {
+		f->over_since = 0;
+		return false;
+	}
+	if (!f->over_since)
+		f->over_since = now;
+	if (now - f->over_since >= FIXED_OVER_NS && f->detach) {
+		f->detach(f->ctx);
+		f->detached = true;
+		f->detached_rate = rate;
+	}
+	return true;
+}
+
 /* What the live probes cost since the last check, in ns: all paid but
  * for the probes on trial and those being closed, from probe_paid as the
  * ledger read it last. */
@@ -795,17 +828,17 @@ int overhead_limit__check(struct overhead_limit *l)
 	live = live_paid(l);
 	l->last = now;
 	/* over: the live probes now, and the fixed ones in the last second
-	 * (they leave the others the rest), and the second they end has paid
-	 * half the budget or they cost BURST times it (a function quiet on
-	 * trial that turns hot at half a CPU would take the whole budget in
-	 * 100 ms, before the second is over); while the fixed alone cost more
-	 * than the budget, nothing the others do changes that: their rates
-	 * are read once a second, not at every check */
+	 * (they leave the others the rest; detached when they alone cost
+	 * more than the budget), and the second they end has paid half the
+	 * budget or they cost BURST times it (a function quiet on trial that
+	 * turns hot at half a CPU would take the whole budget in 100 ms,
+	 * before the second is over) */
+	if (fixed_over(l, dt, budget))
+		return 0;
 	fixed = overhead__fixed_cost(l);
 	rate = live / (dt / 1e9) + fixed;
-	if ((rate <= budget || fixed > budget ||
-	     (overhead__last_second(l) <= budget / 2 &&
-	      rate <= BURST * budget)) &&
+	if ((rate <= budget || (overhead__last_second(l) <= budget / 2 &&
+				rate <= BURST * budget)) &&
 	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
 		return 0;
 	l->rated_ns = overhead__ns(&now);
@@ -912,15 +945,12 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
 				 const char *tool)
 {
-	double cost = overhead__fixed_cost(l);
-
-	if (!l->fixed.nprogs || l->fixed.over_said ||
-	    cost <= overhead__budget(l))
+	if (!l->fixed.detached || l->fixed.said)
 		return;
-	l->fixed.over_said = true;
-	fprintf(f, "%s: over --max-overhead %g%%: %s alone cost %.1f%% of a CPU "
-		"in the last second; it is not detached\n", tool, l->pct,
-		l->fixed.label, cost / 1e7);
+	l->fixed.said = true;
+	fprintf(f, "%s: over --max-overhead %g%%: %s detached at %.1f%% of a "
+		"CPU: %s\n", tool, l->pct, l->fixed.label,
+		l->fixed.detached_rate / 1e7, l->fixed.then);
 	fflush(f);
 }
 

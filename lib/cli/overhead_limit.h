@@ -102,9 +102,10 @@
  * tracker's, overhead_limit__add_fixed()) are counted in the ledger too:
  * a trap per hit of each site, by its kind, and their programs' run time
  * (sched_switch's runs for every thread's switch: an upper bound); the
- * check and admission leave the indexes what they do not take. They are
- * not detached: overhead_limit__print_fixed() says when they alone cost
- * more than PCT.
+ * check and admission leave the indexes what they do not take. When they
+ * alone cost more than PCT for 100 ms, the check has the tool detach them
+ * (no function is detached for them meanwhile: the functions could not
+ * pay for them anyway), and overhead_limit__print_fixed() says so.
  *
  * A detached index keeps what it counted; tools mark it as partial:
  * "detached after N calls at R calls/s"; one never attached, "not
@@ -164,12 +165,22 @@ struct overhead_request {
 
 /* Probes a tool attached itself, on all the time (the goroutine-state
  * tracker's): what the target pays for them is counted beside the others,
- * and leaves that much less of the budget to the functions. */
+ * and leaves that much less of the budget to the functions; when they
+ * alone cost more than the budget for 100 ms, the tool detaches them. */
 #define OVERHEAD_FIXED_SITES	8
 #define OVERHEAD_FIXED_PROGS	2
 
+typedef void (*overhead_detach_fn)(void *ctx);
+
 struct overhead_fixed {
 	const char *label;		/* "the goroutine-state tracker" */
+	const char *then;		/* what detaching them means */
+	overhead_detach_fn detach;
+	void *ctx;
+	bool detached;
+	double detached_rate;		/* what they cost then, ns per s */
+	double checked_ns;		/* ledger.fixed_ns at the last check */
+	double over_since;		/* alone over the budget since, ns */
 	int prog_fds[OVERHEAD_FIXED_PROGS];
 	size_t nprogs;
 	int hits_fd;			/* a per-CPU array of hits per site */
@@ -177,7 +188,7 @@ struct overhead_fixed {
 	bool emulated[OVERHEAD_FIXED_SITES];	/* the kernel emulates site i */
 	/* at the last read: the programs' run time, the sites' hits */
 	__u64 run_ns, hits[OVERHEAD_FIXED_SITES];
-	bool over_said;			/* that they alone cost over PCT */
+	bool said;			/* that they were detached */
 };
 
 /* A link the limit attached, of generation GEN. */
@@ -339,12 +350,17 @@ int overhead_limit__attach_calls(struct overhead_limit *l,
  * names them in the line at the end): the run time of PROGS[0..NPROGS)
  * and a trap for each hit of their NSITES sites, counted per site in the
  * per-CPU array HITS_FD, at the cost of an emulated hit where EMULATED[i]
- * says so, else of a single-stepped one. Returns 0 or a negative errno
+ * says so, else of a single-stepped one. When they alone cost more than
+ * the budget for 100 ms, a check calls DETACH(CTX) (once) and the tool
+ * says so, with THEN: what it means; meanwhile no function is detached
+ * for them. Returns 0 or a negative errno
  * with a reason.
  */
 int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
 			      struct bpf_program **progs, size_t nprogs,
-			      int hits_fd, const bool *emulated, size_t nsites);
+			      int hits_fd, const bool *emulated, size_t nsites,
+			      overhead_detach_fn detach, void *ctx,
+			      const char *then);
 
 /* Is there anything for overhead_limit__admit() to try? */
 bool overhead_limit__pending(const struct overhead_limit *l);
@@ -408,10 +424,8 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 			   overhead_name_fn name_of, void *ctx);
 
 /*
- * Once, when the fixed probes alone cost more than PCT% in the last
- * second, say so on F ("TOOL: over --max-overhead PCT%: LABEL alone cost
- * X% of a CPU in the last second; it is not detached"): the functions are
- * detached to make room, but nothing the limit can do keeps the bound.
+ * Once the check has detached the fixed probes, say so on F ("TOOL: over
+ * --max-overhead PCT%: LABEL detached at X% of a CPU: THEN").
  */
 void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
 				 const char *tool);

@@ -373,18 +373,20 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 int tool_tracker__attach(struct gstate_tracker *t, struct overhead_limit *limit,
 			 struct bpf_program *site_prog,
 			 struct bpf_program *switch_prog,
-			 struct bpf_map *site_hits, const char *path, pid_t pid)
+			 struct bpf_map *site_hits, bool *off, const char *path,
+			 pid_t pid, const char *then)
 {
 	struct bpf_program *progs[] = { site_prog, switch_prog };
 	int err;
 
-	err = gstate_tracker__attach(t, site_prog, switch_prog, site_hits, path,
-				     pid);
+	err = gstate_tracker__attach(t, site_prog, switch_prog, site_hits, off,
+				     path, pid);
 	if (!err && limit)
 		err = overhead_limit__add_fixed(limit,
 						"the goroutine-state tracker",
 						progs, 2, t->hits_fd,
-						t->emulated, GSTATE_SITES);
+						t->emulated, GSTATE_SITES,
+						gstate_tracker__stop, t, then);
 	return err;
 }
 

@@ -143,14 +143,17 @@ struct tool_limit {
 int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		      struct tool_target *t, const struct tool_metrics *metrics);
 
-/* Attach the goroutine-state tracker T (gstate_tracker__attach()); with
- * LIMIT, what it costs the target counts against --max-overhead
- * (overhead_limit__add_fixed()). Returns 0 or a negative errno with a
- * reason. */
+/* Attach the goroutine-state tracker T (gstate_tracker__attach(), OFF its
+ * programs' gstate_off); with LIMIT, what it costs the target counts
+ * against --max-overhead (overhead_limit__add_fixed()), which stops it
+ * (gstate_tracker__stop()) when it alone costs more than the budget, and
+ * says so with THEN, what that means for the tool's output. Returns 0 or a
+ * negative errno with a reason. */
 int tool_tracker__attach(struct gstate_tracker *t, struct overhead_limit *limit,
 			 struct bpf_program *site_prog,
 			 struct bpf_program *switch_prog,
-			 struct bpf_map *site_hits, const char *path, pid_t pid);
+			 struct bpf_map *site_hits, bool *off, const char *path,
+			 pid_t pid, const char *then);
 
 /* At the end, what the probes cost the target, on stderr
  * (overhead_limit__print_cost()); nothing without a limit. */

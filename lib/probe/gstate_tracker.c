@@ -214,8 +214,8 @@ const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
 int gstate_tracker__attach(struct gstate_tracker *t,
 			   struct bpf_program *site_prog,
 			   struct bpf_program *switch_prog,
-			   struct bpf_map *site_hits, const char *path,
-			   pid_t pid)
+			   struct bpf_map *site_hits, bool *off,
+			   const char *path, pid_t pid)
 {
 	int err;
 
@@ -223,6 +223,7 @@ int gstate_tracker__attach(struct gstate_tracker *t,
 	if (err)
 		return err;
 	t->hits_fd = bpf_map__fd(site_hits);
+	t->off = off;
 	t->switch_link = bpf_program__attach(switch_prog);
 	if (!t->switch_link) {
 		err = -errno;
@@ -240,6 +241,21 @@ void gstate_tracker__detach(struct gstate_tracker *t)
 	t->switch_link = NULL;
 	uprobes__detach(t->probes);
 	t->probes = NULL;
+}
+
+void gstate_tracker__stop(void *ctx)
+{
+	struct gstate_tracker *t = ctx;
+
+	if (t->off)
+		__atomic_store_n(t->off, true, __ATOMIC_SEQ_CST);
+	gstate_tracker__detach(t);
+	t->stopped = true;
+}
+
+bool gstate_tracker__stopped(const struct gstate_tracker *t)
+{
+	return t && t->stopped;
 }
 
 void gstate_tracker__close(struct gstate_tracker *t)

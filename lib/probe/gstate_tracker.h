@@ -43,6 +43,9 @@ struct gstate_tracker {
 	/* once attached: the traced process's hits of each site, a per-CPU
 	 * array (bpf/gstate.bpf.h), which --max-overhead counts */
 	int hits_fd;
+	/* the BPF programs' gstate_off (bss), once attached */
+	bool *off;
+	bool stopped;			/* by gstate_tracker__stop() */
 };
 
 /*
@@ -71,17 +74,26 @@ const char *gstate_tracker__slot_name(const struct gstate_tracker *t,
 /*
  * Attach SITE_PROG (gstate_site, loaded) to the site functions of the file
  * PATH (PID > 0: in that process only) and SWITCH_PROG (gstate_switch) to
- * sched_switch; SITE_HITS is their object's gstate_site_hits. Returns 0 or
- * a negative errno with a reason; on failure nothing stays attached.
+ * sched_switch; SITE_HITS and OFF are their object's gstate_site_hits and
+ * gstate_off. Returns 0 or a negative errno with a reason; on failure
+ * nothing stays attached.
  */
 int gstate_tracker__attach(struct gstate_tracker *t,
 			   struct bpf_program *site_prog,
 			   struct bpf_program *switch_prog,
-			   struct bpf_map *site_hits, const char *path,
-			   pid_t pid);
+			   struct bpf_map *site_hits, bool *off,
+			   const char *path, pid_t pid);
 
 /* Detach T's probes (before the BPF object they run is destroyed). */
 void gstate_tracker__detach(struct gstate_tracker *t);
+
+/* Over --max-overhead, while the trace goes on: gstate_off set (no
+ * goroutine is tracked from then on), then T's probes detached. T is a
+ * struct gstate_tracker (an overhead_detach_fn). */
+void gstate_tracker__stop(void *t);
+
+/* Did gstate_tracker__stop() stop T? */
+bool gstate_tracker__stopped(const struct gstate_tracker *t);
 
 /* Detach and free T (NULL is fine). */
 void gstate_tracker__close(struct gstate_tracker *t);

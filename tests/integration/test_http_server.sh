@@ -139,19 +139,27 @@ test_max_overhead() {
 	fi
 }
 
-# gofunclatency -S follows every change of a goroutine's status (a probe on
-# runtime.casgstatus...): under load, what that tracker costs the server
-# (a quarter of a CPU here) is counted by --max-overhead with the rest and
-# said apart in the line at the end; over 5% it is said at once, as what
-# the limit cannot detach.
-test_tracker_counted() {
-	local out=$TMP/tracker spid addr tpid rc total tracker
-	start_server "gofunclatency -S --max-overhead" "$out" || return
-	"$BUILD/gofunclatency" -S --max-overhead 5 -p "$spid" main.handle \
-		>"$out.lat" 2>"$out.err" &
+# gofunclatency -S and gofuncgraph's waits follow every change of a
+# goroutine's status (a probe on runtime.casgstatus...): under load, what
+# that tracker costs the server (a quarter of a CPU here) is counted by
+# --max-overhead with the rest and said apart in the line at the end; over
+# 5% for 100 ms it is detached, said at once, and what is printed after
+# says it is partial. Once detached it costs nothing: its average is under
+# 5%, and under its rate when it was detached, over the 1.5 s or more of
+# load.
+#
+# tracker_detached TOOL THEN PARTIAL ARGS...: TOOL --max-overhead 5 ARGS
+# on the server under load says the tracker was detached, THEN, and prints
+# a line matching PARTIAL.
+tracker_detached() {
+	local tool=$1 then=$2 partial=$3 out=$TMP/tracker-$1
+	local spid addr tpid rc total tracker over
+	shift 3
+	start_server "$tool --max-overhead, the tracker" "$out" || return
+	"$BUILD/$tool" --max-overhead 5 -p "$spid" "$@" >"$out.txt" 2>"$out.err" &
 	tpid=$!
-	wait_tracing "$out.lat"
-	ab_run tracker "http://$addr/" "$RATE_REQUESTS" >/dev/null
+	wait_tracing "$out.txt"
+	ab_run "tracker-$tool" "http://$addr/" "$RATE_REQUESTS" >/dev/null
 	kill -INT "$tpid"
 	wait "$tpid"
 	rc=$?
@@ -159,17 +167,24 @@ test_tracker_counted() {
 	wait "$spid"
 	total=$(sed -n 's/.*cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
 	tracker=$(sed -n 's/.*, \([0-9.]*\)% the goroutine-state tracker).*/\1/p' "$out.err")
-	if [[ $rc -eq 0 && -n $total && -n $tracker ]] &&
-		awk -v t="$total" -v k="$tracker" 'BEGIN { exit !(k >= 0.1 && t >= k) }' &&
-		grep -q '^gofunclatency: over --max-overhead 5%: the goroutine-state tracker alone cost [0-9.]*% of a CPU in the last second; it is not detached$' "$out.err"; then
-		pass "gofunclatency -S --max-overhead 5 on the server under load: the goroutine-state tracker counted, $tracker% of a CPU of the probes' $total%, and said to be over the limit"
+	over=$(sed -n "s/^$tool: over --max-overhead 5%: the goroutine-state tracker detached at \\([0-9.]*\\)% of a CPU: $then\$/\\1/p" "$out.err")
+	if [[ $rc -eq 0 && -n $total && -n $tracker && -n $over ]] &&
+		awk -v t="$total" -v k="$tracker" -v o="$over" \
+			'BEGIN { exit !(k >= 0.1 && t >= k && o > 5 && k < o && k < 5) }' &&
+		grep -q -- "$partial" "$out.txt"; then
+		pass "$tool --max-overhead 5 $* on the server under load: the goroutine-state tracker counted ($tracker% of a CPU on average of the probes' $total%), detached at $over% of a CPU, what follows marked partial"
 	else
-		fail "gofunclatency -S --max-overhead on the server" "exit $rc: $(grep -v '^gofunclatency: [0-9]* left out' "$out.err" | tail -2)"
+		fail "$tool --max-overhead 5 $* on the server, the tracker" "exit $rc: $(grep -v "^$tool: [0-9]* left out" "$out.err" | tail -2)"
 	fi
 }
 
 test_http_server
 test_max_overhead
-test_tracker_counted
+tracker_detached gofunclatency "-S splits no call that ends from now on" \
+	'^    partial: the goroutine-state tracker was detached over --max-overhead: calls that ended after are not split$' \
+	-S main.handle
+tracker_detached gofuncgraph "the trees have no waits from now on" \
+	' (partial: waits stopped over --max-overhead)$' \
+	main.handle
 check "no probe left attached" no_links_left
 finish
