@@ -49,6 +49,23 @@ void overhead__read_paid(const struct overhead_limit *l, __u32 slot,
 void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
 			  const struct probe_hits *paid);
 
+/* The run time and runs of the programs FDS[0..N), summed. Returns 0 or a
+ * negative errno with a reason. */
+int overhead__read_runs(const int *fds, size_t n, __u64 *ns, __u64 *cnt);
+
+/* What the fixed probes (overhead_limit__add_fixed()) cost since the last
+ * read, in ns, into *PAID: their programs' run time and a trap per hit.
+ * Returns 0 or a negative errno with a reason. */
+int overhead__fixed_paid(struct overhead_limit *l, double *paid);
+
+/*
+ * Are the fixed probes alone over the budget (BUDGET ns per s) since the
+ * last check, DT ns ago? Then the functions are not what costs: none is
+ * detached; after 100 ms of it, the fixed probes are (their
+ * detach()).
+ */
+bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget);
+
 /* Read the programs' run time, and so what a run costs, live or early:
  * PAID is probe_paid now. */
 int overhead__read_run_stats(struct overhead_limit *l,

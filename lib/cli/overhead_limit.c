@@ -14,8 +14,6 @@
 
 #define CHECK_EVERY_NS	10000000.0	/* 10 ms */
 #define RATE_EVERY_NS	1e9		/* each index's rate, at least */
-/* The fixed probes alone over the budget this long: detached. */
-#define FIXED_OVER_NS	1e8
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define BURST		3		/* times the budget: rated at once */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
@@ -141,8 +139,7 @@ void overhead__split_runs(struct overhead_limit *l, __u64 ns, __u64 cnt,
 	memcpy(l->run_paid, paid, sizeof(l->run_paid));
 }
 
-/* The run time and runs of the programs FDS[0..N), summed. */
-static int read_runs(const int *fds, size_t n, __u64 *ns, __u64 *cnt)
+int overhead__read_runs(const int *fds, size_t n, __u64 *ns, __u64 *cnt)
 {
 	struct bpf_prog_info info;
 	__u32 len;
@@ -167,62 +164,10 @@ int overhead__read_run_stats(struct overhead_limit *l,
 	__u64 ns, cnt;
 	int err;
 
-	err = read_runs(l->prog_fds, l->nprogs, &ns, &cnt);
+	err = overhead__read_runs(l->prog_fds, l->nprogs, &ns, &cnt);
 	if (!err)
 		overhead__split_runs(l, ns, cnt, paid);
 	return err;
-}
-
-int overhead_limit__add_fixed(struct overhead_limit *l, const char *label,
-			      struct bpf_program **progs, size_t nprogs,
-			      int hits_fd, const bool *emulated, size_t nsites,
-			      overhead_detach_fn detach, void *ctx,
-			      const char *then)
-{
-	struct overhead_fixed *f = &l->fixed;
-	__u64 cnt;
-	size_t i;
-
-	if (nprogs > OVERHEAD_FIXED_PROGS || nsites > OVERHEAD_FIXED_SITES)
-		return gt_error(-E2BIG, "too many programs or sites to count");
-	f->label = label;
-	f->then = then;
-	f->detach = detach;
-	f->ctx = ctx;
-	for (i = 0; i < nprogs; i++)
-		f->prog_fds[i] = bpf_program__fd(progs[i]);
-	f->hits_fd = hits_fd;
-	f->nsites = nsites;
-	memcpy(f->emulated, emulated, nsites * sizeof(*emulated));
-	/* what they cost from now on */
-	f->nprogs = nprogs;
-	return read_runs(f->prog_fds, f->nprogs, &f->run_ns, &cnt) ?:
-	       percpu_map__sum_all(f->hits_fd, f->nsites, f->hits, 1);
-}
-
-/* What the fixed probes cost since the last read, in ns: their programs'
- * run time and a trap per hit. */
-static int fixed_paid(struct overhead_limit *l, double *paid)
-{
-	struct overhead_fixed *f = &l->fixed;
-	__u64 ns, cnt, hits[OVERHEAD_FIXED_SITES];
-	size_t i;
-	int err;
-
-	*paid = 0;
-	if (!f->nprogs)
-		return 0;
-	err = read_runs(f->prog_fds, f->nprogs, &ns, &cnt) ?:
-	      percpu_map__sum_all(f->hits_fd, f->nsites, hits, 1);
-	if (err)
-		return err;
-	*paid = ns - f->run_ns;
-	for (i = 0; i < f->nsites; i++)
-		*paid += (hits[i] - f->hits[i]) * (f->emulated[i] ?
-			 l->cost.emulated_ns : l->cost.stepped_ns);
-	f->run_ns = ns;
-	memcpy(f->hits, hits, sizeof(hits));
-	return 0;
 }
 
 int overhead_limit__start(struct overhead_limit *l, int hits_fd, int paid_fd,
@@ -269,7 +214,7 @@ int overhead__ledger_update(struct overhead_limit *l)
 
 	for (s = 0; s < PROBE_PAID_SLOTS; s++)
 		overhead__read_paid(l, s, &now[s]);
-	err = overhead__read_run_stats(l, now) ?: fixed_paid(l, &fixed);
+	err = overhead__read_run_stats(l, now) ?: overhead__fixed_paid(l, &fixed);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -770,32 +715,6 @@ double overhead__kept_cost(const struct overhead_limit *l)
 	return kept;
 }
 
-/*
- * Are the fixed probes alone over the budget since the last check (DT ns)?
- * Then the functions are not what costs: none is detached; after
- * FIXED_OVER_NS of it, the fixed probes are (their detach()).
- */
-static bool fixed_over(struct overhead_limit *l, double dt, double budget)
-{
-	struct overhead_fixed *f = &l->fixed;
-	double rate = (l->ledger.fixed_ns - f->checked_ns) / (dt / 1e9);
-	double now = overhead__now_ns();
-
-	f->checked_ns = l->ledger.fixed_ns;
-	if (!f->nprogs || f->detached || rate <= budget) {
-		f->over_since = 0;
-		return false;
-	}
-	if (!f->over_since)
-		f->over_since = now;
-	if (now - f->over_since >= FIXED_OVER_NS && f->detach) {
-		f->detach(f->ctx);
-		f->detached = true;
-		f->detached_rate = rate;
-	}
-	return true;
-}
-
 /* What the live probes cost since the last check, in ns: all paid but
  * for the probes on trial and those being closed, from probe_paid as the
  * ledger read it last. */
@@ -833,7 +752,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	 * budget or they cost BURST times it (a function quiet on trial that
 	 * turns hot at half a CPU would take the whole budget in 100 ms,
 	 * before the second is over) */
-	if (fixed_over(l, dt, budget))
+	if (overhead__fixed_over(l, dt, budget))
 		return 0;
 	fixed = overhead__fixed_cost(l);
 	rate = live / (dt / 1e9) + fixed;
@@ -940,53 +859,6 @@ void overhead_limit__print(const struct overhead_limit *l, FILE *f,
 			overhead_index__str(top, buf, sizeof(buf)),
 			n > 1 ? " (-v lists them)" : "");
 	fflush(f);
-}
-
-void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
-				 const char *tool)
-{
-	if (!l->fixed.detached || l->fixed.said)
-		return;
-	l->fixed.said = true;
-	fprintf(f, "%s: over --max-overhead %g%%: %s detached at %.1f%% of a "
-		"CPU: %s\n", tool, l->pct, l->fixed.label,
-		l->fixed.detached_rate / 1e7, l->fixed.then);
-	fflush(f);
-}
-
-#define SAMPLED_SAID	5	/* the most sampled, by name */
-
-void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
-				   const char *tool, overhead_name_fn name_of,
-				   void *ctx)
-{
-	size_t top[SAMPLED_SAID], ntop = 0, nsampled = 0, i, j;
-
-	if (!l->samples)
-		return;
-	for (i = 0; i < l->nindexes; i++) {
-		if (!l->indexes[i].samples)
-			continue;
-		nsampled++;
-		/* insert into the most sampled, most first */
-		for (j = ntop; j > 0 && l->indexes[top[j - 1]].samples <
-					 l->indexes[i].samples; j--)
-			if (j < SAMPLED_SAID)
-				top[j] = top[j - 1];
-		if (j < SAMPLED_SAID) {
-			top[j] = i;
-			if (ntop < SAMPLED_SAID)
-				ntop++;
-		}
-	}
-	fprintf(f, "%s: %llu CPU samples of the target: %zu of %zu probed "
-		"functions are in them and are tried last", tool,
-		(unsigned long long)l->samples, nsampled, l->nindexes);
-	for (i = 0; i < ntop; i++)
-		fprintf(f, "%s%s (%llu)", i ? ", " : ", the most sampled ",
-			name_of(ctx, top[i]),
-			(unsigned long long)l->indexes[top[i]].samples);
-	fputc('\n', f);
 }
 
 void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "core/error.h"
 #include "cli/overhead_internal.h"
@@ -93,4 +94,39 @@ int overhead_limit__sample(struct overhead_limit *l,
 	free(per_func);
 	cpu_samples__free(&s);
 	return err;
+}
+
+#define SAMPLED_SAID	5	/* the most sampled, by name */
+
+void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
+				   const char *tool, overhead_name_fn name_of,
+				   void *ctx)
+{
+	size_t top[SAMPLED_SAID], ntop = 0, nsampled = 0, i, j;
+
+	if (!l->samples)
+		return;
+	for (i = 0; i < l->nindexes; i++) {
+		if (!l->indexes[i].samples)
+			continue;
+		nsampled++;
+		/* insert into the most sampled, most first */
+		for (j = ntop; j > 0 && l->indexes[top[j - 1]].samples <
+					 l->indexes[i].samples; j--)
+			if (j < SAMPLED_SAID)
+				top[j] = top[j - 1];
+		if (j < SAMPLED_SAID) {
+			top[j] = i;
+			if (ntop < SAMPLED_SAID)
+				ntop++;
+		}
+	}
+	fprintf(f, "%s: %llu CPU samples of the target: %zu of %zu probed "
+		"functions are in them and are tried last", tool,
+		(unsigned long long)l->samples, nsampled, l->nindexes);
+	for (i = 0; i < ntop; i++)
+		fprintf(f, "%s%s (%llu)", i ? ", " : ", the most sampled ",
+			name_of(ctx, top[i]),
+			(unsigned long long)l->indexes[top[i]].samples);
+	fputc('\n', f);
 }
