@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -180,6 +181,10 @@ void tool__start(const struct tool_options *o,
 	libbpf_set_print(libbpf_print);
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
+	/* Only this thread writes stdout (the others attach and close
+	 * probes): stdio need not lock it at every call, which was a fifth
+	 * of gotrace's CPU printing a value a character at a time. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 }
 
 int tool__exit_status(int err)

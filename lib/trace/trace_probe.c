@@ -824,7 +824,6 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 	const struct go_type *type = v->type ? v->type : c->type;
 	uint64_t w = conv_word(c, v);
 	double d;
-	size_t i;
 
 	if (v->unreadable) {
 		fputs(v->unreadable, f);
@@ -866,8 +865,8 @@ void trace_conv__print(FILE *f, const struct trace_conv *c,
 		break;
 	case TRACE_CONV_STR:
 	case TRACE_CONV_VALUE:
-		for (i = 0; v->str && i < v->str_len; i++)
-			fputc(v->str[i], f);
+		if (v->str && v->str_len)
+			fwrite(v->str, 1, v->str_len, f);
 		if (v->truncated)
 			fputs("...", f);
 		break;

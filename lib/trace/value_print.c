@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* %v and %+v as Go's fmt prints them, from the memory BPF read
- * (value_print.h). */
+ * (value_print.h). Written a character at a time by the one thread that
+ * prints: stdio's _unlocked calls, which take no lock and are inlined. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -94,13 +95,13 @@ static void marker(const struct value_printer *p, const char *text)
 	if (p->json)
 		json_print_string(p->f, text);
 	else
-		fputs(text, p->f);
+		fputs_unlocked(text, p->f);
 }
 
 /* nil: <nil>, or null in JSON. */
 static void nil(const struct value_printer *p)
 {
-	fputs(p->json ? "null" : "<nil>", p->f);
+	fputs_unlocked(p->json ? "null" : "<nil>", p->f);
 }
 
 static void print_at(const struct value_printer *p, const struct go_type *t,
@@ -125,20 +126,41 @@ static uint64_t word(const uint8_t *b)
 	return get_u64(b);
 }
 
+/* V in decimal: fprintf's parsing of its format was a tenth of gotrace's
+ * CPU printing byte slices element by element. */
+static void put_u64(FILE *f, uint64_t v)
+{
+	char buf[20], *s = buf + sizeof(buf);
+
+	do {
+		*--s = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (s < buf + sizeof(buf))
+		putc_unlocked(*s++, f);
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0)
+		putc_unlocked('-', f);
+	put_u64(f, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
 static void print_int(FILE *f, const struct go_type *t, const uint8_t *b)
 {
 	switch (t->size) {
 	case 1:
-		fprintf(f, "%d", (int8_t)b[0]);
+		put_i64(f, (int8_t)b[0]);
 		break;
 	case 2:
-		fprintf(f, "%d", (int16_t)get_u16(b));
+		put_i64(f, (int16_t)get_u16(b));
 		break;
 	case 4:
-		fprintf(f, "%d", (int32_t)get_u32(b));
+		put_i64(f, (int32_t)get_u32(b));
 		break;
 	default:
-		fprintf(f, "%lld", (long long)get_u64(b));
+		put_i64(f, (int64_t)get_u64(b));
 	}
 }
 
@@ -146,16 +168,16 @@ static void print_uint(FILE *f, const struct go_type *t, const uint8_t *b)
 {
 	switch (t->size) {
 	case 1:
-		fprintf(f, "%u", b[0]);
+		put_u64(f, b[0]);
 		break;
 	case 2:
-		fprintf(f, "%u", get_u16(b));
+		put_u64(f, get_u16(b));
 		break;
 	case 4:
-		fprintf(f, "%u", get_u32(b));
+		put_u64(f, get_u32(b));
 		break;
 	default:
-		fprintf(f, "%llu", (unsigned long long)get_u64(b));
+		put_u64(f, get_u64(b));
 	}
 }
 
@@ -185,16 +207,16 @@ static void print_complex(const struct value_printer *p,
 
 	/* JSON has no complex numbers: the text, as a string */
 	if (p->json)
-		fputc('"', f);
-	fputc('(', f);
+		putc_unlocked('"', f);
+	putc_unlocked('(', f);
 	trace_print_float(f, float_at(b, bits), bits);
 	/* +NaN; +Inf and -Inf have their sign */
 	if (isnan(im) || (!isinf(im) && !signbit(im)))
-		fputc('+', f);
+		putc_unlocked('+', f);
 	trace_print_float(f, im, bits);
-	fputs("i)", f);
+	fputs_unlocked("i)", f);
 	if (p->json)
-		fputc('"', f);
+		putc_unlocked('"', f);
 }
 
 /* JSON has no NaN or infinities: those as strings */
@@ -203,10 +225,10 @@ static void print_float(const struct value_printer *p, double d, int bits)
 	bool quote = p->json && !isfinite(d);
 
 	if (quote)
-		fputc('"', p->f);
+		putc_unlocked('"', p->f);
 	trace_print_float(p->f, d, bits);
 	if (quote)
-		fputc('"', p->f);
+		putc_unlocked('"', p->f);
 }
 
 /* N bytes of a string, then "..." when CUT. */
@@ -217,14 +239,14 @@ static void put_string(const struct value_printer *p, const uint8_t *s,
 
 	if (!p->json) {
 		if (n)
-			fwrite(s, 1, n, p->f);
+			fwrite_unlocked(s, 1, n, p->f);
 		if (cut)
-			fputs("...", p->f);
+			fputs_unlocked("...", p->f);
 		return;
 	}
 	buf = malloc(n + 4);
 	if (!buf) {
-		fputs("null", p->f);
+		fputs_unlocked("null", p->f);
 		return;
 	}
 	if (n)
@@ -265,15 +287,20 @@ static void print_elems(const struct value_printer *p, const struct go_type *ele
 			const uint8_t *b, uint64_t addr, uint64_t n,
 			struct where w)
 {
-	const uint8_t *e = NULL;
-	uint64_t i;
+	const uint8_t *e = NULL, *run = NULL;
+	uint64_t i, in_run = 0, avail = 0;
 
-	fputc('[', p->f);
+	/* a slice's elements read in one piece, found once, not each */
+	if (!b && elem->size) {
+		mem_get(p->mem, addr, 0, &run, &avail);
+		in_run = run ? avail / elem->size : 0;
+	}
+	putc_unlocked('[', p->f);
 	for (i = 0; i < n; i++) {
 		if (i)
-			fputc(p->json ? ',' : ' ', p->f);
-		if (b) {
-			print_value(p, elem, b + i * elem->size, w);
+			putc_unlocked(p->json ? ',' : ' ', p->f);
+		if (b || i < in_run) {
+			print_value(p, elem, (b ? b : run) + i * elem->size, w);
 			continue;
 		}
 		switch (mem_get(p->mem, addr + i * elem->size, elem->size, &e,
@@ -289,7 +316,7 @@ static void print_elems(const struct value_printer *p, const struct go_type *ele
 		}
 		break;
 	}
-	fputc(']', p->f);
+	putc_unlocked(']', p->f);
 }
 
 static void print_struct(const struct value_printer *p, const struct go_type *t,
@@ -297,22 +324,22 @@ static void print_struct(const struct value_printer *p, const struct go_type *t,
 {
 	size_t i;
 
-	fputc('{', p->f);
+	putc_unlocked('{', p->f);
 	for (i = 0; i < t->nfields; i++) {
 		const struct go_field *fl = &t->fields[i];
 		struct where fw = { w.depth + 1, w.exported && is_exported(fl->name) };
 
 		if (i)
-			fputc(p->json ? ',' : ' ', p->f);
+			putc_unlocked(p->json ? ',' : ' ', p->f);
 		if (p->json) {
 			json_print_string(p->f, fl->name ? fl->name : "");
-			fputc(':', p->f);
+			putc_unlocked(':', p->f);
 		} else if (p->plus) {
 			fprintf(p->f, "%s:", fl->name ? fl->name : "");
 		}
 		print_value(p, fl->type, b + fl->offset, fw);
 	}
-	fputc('}', p->f);
+	putc_unlocked('}', p->f);
 }
 
 /* The message of a followed error: its first string field. */
@@ -361,7 +388,7 @@ static void print_pointer(const struct value_printer *p, const struct go_type *t
 	}
 	if (!w.depth && t->kind == GO_KIND_PTR && value_types__followed_root(t)) {
 		if (!p->json)
-			fputc('&', p->f);
+			putc_unlocked('&', p->f);
 		print_at(p, t->elem, ptr, (struct where){ 1, w.exported });
 		return;
 	}
@@ -570,7 +597,7 @@ static void print_json_key(const struct value_printer *p,
 	text.json = false;
 	text.f = open_memstream(&s, &len);
 	if (!text.f) {
-		fputs("\"\"", p->f);
+		fputs_unlocked("\"\"", p->f);
 		return;
 	}
 	print_value(&text, t, b, w);
@@ -593,7 +620,7 @@ static void print_map(const struct value_printer *p, const struct go_type *t,
 	int err;
 
 	if (!word(b)) {
-		fputs(p->json ? "null" : "map[]", p->f);
+		fputs_unlocked(p->json ? "null" : "map[]", p->f);
 		return;
 	}
 	if (go_map_types__init(&m, t, p->go_minor)) {
@@ -625,21 +652,21 @@ static void print_map(const struct value_printer *p, const struct go_type *t,
 		err = -ENODATA;
 	n = k;
 	qsort_r(e, n, sizeof(*e), cmp_entries, &o);
-	fputs(p->json ? "{" : "map[", p->f);
+	fputs_unlocked(p->json ? "{" : "map[", p->f);
 	for (i = 0; i < n; i++) {
 		if (i)
-			fputc(p->json ? ',' : ' ', p->f);
+			putc_unlocked(p->json ? ',' : ' ', p->f);
 		if (p->json)
 			print_json_key(p, t->key, e[i].key, kw);
 		else
 			print_value(p, t->key, e[i].key, kw);
-		fputc(':', p->f);
+		putc_unlocked(':', p->f);
 		print_value(p, t->elem, e[i].elem, kw);
 	}
 	if (err)
 		fprintf(p->f, "%s%s", n ? (p->json ? "," : " ") : "",
 			p->json ? "\"...\":null" : "...");
-	fputs(p->json ? "}" : "]", p->f);
+	fputs_unlocked(p->json ? "}" : "]", p->f);
 	free(e);
 }
 
@@ -655,7 +682,7 @@ static void print_value(const struct value_printer *p, const struct go_type *t,
 		fprintf(f, "<%s>", t->name);
 	switch (t->kind) {
 	case GO_KIND_BOOL:
-		fputs(b[0] ? "true" : "false", f);
+		fputs_unlocked(b[0] ? "true" : "false", f);
 		break;
 	case GO_KIND_INT:
 		print_int(f, t, b);

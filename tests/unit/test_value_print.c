@@ -297,6 +297,37 @@ TEST(scalars)
 	CHECK_EQ_STR(print(&b, false, &strings_t, v, 0), "[]");
 }
 
+/* Integers at their edges; a slice's elements read in one piece, then
+ * those after it in a chunk of their own, then "..." where BPF stopped. */
+TEST(ints_and_slices)
+{
+	struct mem_builder b = { 0 };
+	struct go_type ints = { .kind = GO_KIND_SLICE, .size = 24, .align = 8,
+				.name = "[]int", .elem = &go_type_int };
+	uint8_t v[24], elems[24];
+
+	put64(v, 0x8000000000000000ULL);
+	CHECK_EQ_STR(print(&b, false, &go_type_int, v, 0),
+		     "-9223372036854775808");
+	put64(v, UINT64_MAX);
+	CHECK_EQ_STR(print(&b, false, &go_type_uint64, v, 0),
+		     "18446744073709551615");
+	CHECK_EQ_STR(print(&b, false, &go_type_int, v, 0), "-1");
+	put64(v, 0);
+	CHECK_EQ_STR(print(&b, false, &go_type_int, v, 0), "0");
+	put64(elems, 10);
+	put64(elems + 8, (uint64_t)-20);
+	put64(elems + 16, 30);
+	add_chunk(&b, 0x20000, elems, 16, false);	/* 2 of 5 */
+	add_chunk(&b, 0x20010, elems + 16, 8, false);	/* the 3rd apart */
+	put64(v, 0x20000);
+	put64(v + 8, 5);
+	put64(v + 16, 5);
+	CHECK_EQ_STR(print(&b, false, &ints, v, 0), "[10 -20 30 ...]");
+	put64(v + 8, 2);
+	CHECK_EQ_STR(print(&b, false, &ints, v, 0), "[10 -20]");
+}
+
 /* -j: objects, arrays, strings, numbers, null; markers as strings */
 TEST(json)
 {
@@ -437,6 +468,7 @@ int main(void)
 	RUN(interfaces);
 	RUN(errors);
 	RUN(scalars);
+	RUN(ints_and_slices);
 	RUN(json);
 	RUN(maps);
 	RUN(parse_rejects_overruns);
