@@ -106,7 +106,7 @@ static int check_segments(struct elf_file *ef, const GElf_Ehdr *eh,
 			return gt_error(-EINVAL, "corrupt ELF: %s: segment %zu",
 					ef->path, i);
 		ef->loads[ef->nloads++] = (struct elf_load){
-			ph.p_vaddr, ph.p_filesz, ph.p_offset,
+			ph.p_vaddr, ph.p_filesz, ph.p_offset, ph.p_flags & PF_X,
 		};
 	}
 	return 0;
@@ -421,15 +421,27 @@ int elf_file__offset_to_vaddr(const struct elf_file *ef, uint64_t off,
 			ef->path, (unsigned long long)off);
 }
 
-uint64_t elf_file__first_vaddr(const struct elf_file *ef)
+/* The lowest address of the segments (CODE: the executable ones), 0 when
+ * there are none. */
+static uint64_t first_vaddr(const struct elf_file *ef, bool code)
 {
 	uint64_t low = UINT64_MAX;
 	size_t i;
 
 	for (i = 0; i < ef->nloads; i++)
-		if (ef->loads[i].vaddr < low)
+		if ((!code || ef->loads[i].exec) && ef->loads[i].vaddr < low)
 			low = ef->loads[i].vaddr;
-	return ef->nloads ? low : 0;
+	return low == UINT64_MAX ? 0 : low;
+}
+
+uint64_t elf_file__first_vaddr(const struct elf_file *ef)
+{
+	return first_vaddr(ef, false);
+}
+
+uint64_t elf_file__first_code_vaddr(const struct elf_file *ef)
+{
+	return first_vaddr(ef, true);
 }
 
 int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,

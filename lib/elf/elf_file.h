@@ -17,6 +17,7 @@ struct elf_load {
 	uint64_t vaddr;
 	uint64_t filesz;
 	uint64_t offset;
+	bool exec;		/* PF_X */
 };
 
 struct elf_file {
@@ -90,6 +91,9 @@ int elf_file__offset_to_vaddr(const struct elf_file *ef, uint64_t off,
 
 /* The lowest virtual address of the file-backed segments (0: none). */
 uint64_t elf_file__first_vaddr(const struct elf_file *ef);
+
+/* The lowest virtual address of the executable segments (0: none). */
+uint64_t elf_file__first_code_vaddr(const struct elf_file *ef);
 
 /* Point *data at the file bytes that back [vaddr, vaddr+len), which must lie
  * in one segment's file-backed part. Returns 0 or -ERANGE. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A binary gotrace probes, and a trace's table of them (traced_binary.h). */
 #include <errno.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,29 +16,13 @@
  * library. */
 static void find_placement(struct traced_binary *tb)
 {
-	Elf *elf = tb->bin->elf->elf;
-	uint64_t low = UINT64_MAX, code = UINT64_MAX;
-	size_t i, n = 0;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
+	const struct elf_file *ef = tb->bin->elf;
 
-	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
-		n = 0;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph))
-			continue;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if (ph.p_vaddr < low)
-			low = ph.p_vaddr;
-		if (ph.p_flags & PF_X && ph.p_vaddr < code)
-			code = ph.p_vaddr;
-	}
-	tb->first_vaddr = low == UINT64_MAX ? 0 : low;
-	tb->first_code = code == UINT64_MAX ? 0 : code;
-	if (n && eh.e_type == ET_EXEC)
+	tb->first_vaddr = elf_file__first_vaddr(ef);
+	tb->first_code = elf_file__first_code_vaddr(ef);
+	if (ef->type == ET_EXEC)
 		tb->placement = PLACED_AS_LINKED;
-	else if (tb->bin->elf->program)
+	else if (ef->program)
 		tb->placement = PLACED_PIE;
 	else
 		tb->placement = PLACED_LIBRARY;

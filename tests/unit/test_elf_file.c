@@ -61,19 +61,24 @@ static bool truth_symbol(const char *path, const char *name, GElf_Sym *sym,
 
 /* Ground truth: the lowest p_vaddr of PATH's PT_LOAD segments, from
  * readelf. */
-static uint64_t truth_first_load(const char *path)
+/* The lowest address of the PT_LOAD segments readelf lists (CODE: of
+ * those whose flags have E). */
+static uint64_t truth_first_load(const char *path, bool code)
 {
 	unsigned long long off, vaddr, low = UINT64_MAX;
 	char cmd[4200], line[512];
+	int flags = 0;
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", path);
 	p = popen(cmd, "r");
 	if (!p)
 		return 0;
+	/* LOAD Offset VirtAddr PhysAddr FileSiz MemSiz Flg Align */
 	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, " LOAD 0x%llx 0x%llx", &off, &vaddr) == 2 &&
-		    vaddr < low)
+		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%*x 0x%*x 0x%*x %n",
+			   &off, &vaddr, &flags) == 2 && flags &&
+		    (!code || strchr(line + flags, 'E')) && vaddr < low)
 			low = vaddr;
 	pclose(p);
 	return low;
@@ -129,7 +134,9 @@ static void check_fixture(const char *name)
 	CHECK_EQ_INT(addr, sym.st_value);
 	CHECK_EQ_INT(elf_file__offset_to_vaddr(ef, (uint64_t)1 << 40, &addr),
 		     -ERANGE);
-	CHECK_EQ_INT(elf_file__first_vaddr(ef), truth_first_load(path));
+	CHECK_EQ_INT(elf_file__first_vaddr(ef), truth_first_load(path, false));
+	CHECK_EQ_INT(elf_file__first_code_vaddr(ef),
+		     truth_first_load(path, true));
 
 	/* the pclntab starts with its magic, 0xfffffff? */
 	err = elf_file__section_bytes(ef, ".gopclntab", &bytes, &size);
