@@ -19,6 +19,15 @@ static inline double overhead__ns(const struct timespec *t)
 	return t->tv_sec * 1e9 + t->tv_nsec;
 }
 
+/* The CPU time this process (all its threads) has used, in ns. */
+static inline double process_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return overhead__ns(&t);
+}
+
 /* CLOCK_MONOTONIC now, in ns. */
 static inline double overhead__now_ns(void)
 {

@@ -210,6 +210,7 @@ struct overhead_ledger {
 	/* probe_paid's slots at the last check */
 	struct probe_hits checked[PROBE_PAID_SLOTS];
 	struct timespec begun;
+	double cpu_begun;		/* the tool's CPU time then, ns */
 	uint64_t work_seen;		/* uprobes__work_ns(), last read */
 	double total_ns;
 	double work_ns;			/* of it: attaching, detaching */
@@ -443,7 +444,9 @@ void overhead_limit__print_samples(const struct overhead_limit *l, FILE *f,
  * At the end, on F: "TOOL: the probes cost the target A% of a CPU on
  * average (B% attaching and detaching them), W% in the costliest second;
  * N functions not attached, D detached" (and ", U not tried (the trace
- * ended first)" when some were not).
+ * ended first)" when some were not). Then the tool's own CPU, beside
+ * attaching and detaching, which the budget does not count: "TOOL: its
+ * own CPU, reading ... S% of a CPU on average (not counted above: ...)".
  */
 void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 				const char *tool);

@@ -85,10 +85,11 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # is gone; the tool's as % of the median of the untraced (before and
 # after: the rate of this VM moves by a fifth from one ten seconds to the
 # next, untraced) into PCTS, the untraced into UNTRACED, the CPU the
-# server used untraced (% of one) into SERVER_CPU. Sets RC, the tool's
+# server used untraced (% of one) into SERVER_CPU, the tool's own (% of
+# one, from its "Tracing" to Ctrl-C) into TOOL_CPU. Sets RC, the tool's
 # exit status.
 admit_try() {
-	local tool=$1 tpid before c traced
+	local tool=$1 tpid before c traced tc0 t0
 	shift
 	TICKS=0 SECS=0
 	windows "$UNTRACED_WINDOWS"
@@ -100,8 +101,12 @@ admit_try() {
 		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
 		sleep 0.1
 	done
+	tc0=$(cpu_ticks "$tpid") t0=$EPOCHREALTIME
 	windows "$WINDOWS"
 	traced=("${W[@]}")
+	TOOL_CPU=$(awk -v c="$(($(cpu_ticks "$tpid") - tc0))" \
+		-v hz="$(getconf CLK_TCK)" -v t0="$t0" -v t1="$EPOCHREALTIME" \
+		'BEGIN { printf "%.2f", 100 * c / hz / (t1 - t0) }')
 	kill -INT "$tpid" 2>/dev/null
 	wait "$tpid"
 	RC=$?
@@ -116,6 +121,18 @@ admit_try() {
 	for c in "${traced[@]}"; do
 		PCTS+=($((100 * c / (untraced ? untraced : 1))))
 	done
+}
+
+# own_cpu_said ERR: the tool's own CPU it said in ERR at the end (into
+# own), beside attaching and detaching (into work), against what /proc
+# said of it from "Tracing" to Ctrl-C (TOOL_CPU): they cover about the
+# same time (its start before "Tracing" is not in either).
+own_cpu_said() {
+	own=$(sed -n 's/.*: its own CPU, .*, \([0-9.]*\)% of a CPU on average (not counted above.*/\1/p' "$1")
+	work=$(sed -n 's/.*probes cost the target .*(\([0-9.]*\)% attaching and detaching them.*/\1/p' "$1")
+	[[ -n $own && -n $work ]] &&
+		awk -v own="$own" -v work="$work" -v m="$TOOL_CPU" \
+			'BEGIN { d = own + work - m; exit !(d * d <= (1 + m / 4) ^ 2) }'
 }
 
 # admit_case NAME TOOL ARGS...: the tool on the running server (spid,
@@ -147,6 +164,8 @@ admit_case() {
 		fail "$name" "$failed requests failed; $said"
 	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average ([0-9.]*% attaching and detaching them), [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
+	elif ! own_cpu_said "$out.err"; then
+		fail "$name" "its own CPU said $own%, measured $TOOL_CPU% from \"Tracing\" on (of which $work% attaching and detaching)"
 	elif ! grep -q "over --max-overhead 5%: [0-9]* of [0-9]* probed functions not attached" "$out.err"; then
 		fail "$name" "nothing said not attached on a server this busy: $(tail -2 "$out.err")"
 	elif [[ -z $met ]]; then
@@ -156,7 +175,7 @@ admit_case() {
 	elif ! events_kept "$out"; then
 		fail "$name" "$lost events lost, $printed lines printed: the events of the probes kept are not read while the others are tried"
 	else
-		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err")${printed:+; $printed lines printed, $lost events lost}"
+		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err"); its own CPU $own% ($TOOL_CPU% measured)${printed:+; $printed lines printed, $lost events lost}"
 	fi
 }
 
