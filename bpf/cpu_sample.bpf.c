@@ -6,6 +6,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "cpu_sample.h"
+#include "regs.bpf.h"
 
 const volatile __u32 target_tgid;
 
@@ -21,7 +22,7 @@ __u64 samples_lost;
 SEC("perf_event")
 int sample_ip(struct bpf_perf_event_data *ctx)
 {
-	__u64 ip = ctx->regs.ip, one = 1, *n;
+	__u64 ip = ctx->regs.REG_PC, one = 1, *n;
 
 	if (bpf_get_current_pid_tgid() >> 32 != target_tgid)
 		return 0;

@@ -143,7 +143,7 @@ static __always_inline bool call_key_make(struct pt_regs *ctx, __u64 cookie,
 	key->pad = 0;
 	if (sp_keyed) {
 		key->goid = 0;
-		key->frame = BPF_CORE_READ(ctx, sp);
+		key->frame = BPF_CORE_READ(ctx, REG_SP);
 		return true;
 	}
 	return goroutine_frame(ctx, cookie, tls_g_offset, goid_offset,
@@ -242,7 +242,7 @@ static __always_inline __u64 return_address(struct pt_regs *ctx)
 
 	if (sp_keyed)
 		bpf_probe_read_user(&ret, sizeof(ret),
-				    (void *)BPF_CORE_READ(ctx, sp));
+				    (void *)BPF_CORE_READ(ctx, REG_SP));
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include "cookie.h"
 #include "overhead.h"
+#include "regs.bpf.h"
 
 /* -p, -c: the one process traced; 0 traces every process of the binary. */
 const volatile pid_t target_tgid = 0;
@@ -133,30 +134,31 @@ static __always_inline bool restarting(struct pt_regs *ctx, __u64 cookie)
 {
 	/* an inlined copy's bits there are its number */
 	return !(cookie & COOKIE_INLINED) &&
-	       (ctx->flags & COOKIE_SKIP_FLAGS(cookie));
+	       (ctx->REG_FLAGS & COOKIE_SKIP_FLAGS(cookie));
 }
 
 /*
- * The running goroutine's g: R14 in register-ABI Go code
- * (COOKIE_G_IN_R14), else the TLS slot at fsbase + TLS_G_OFFSET, where Go
- * keeps g in every ABI; 0 when it cannot be read. The caller reads R14 out
- * of the context itself, unconditionally: the verifier refuses a context
- * access at a computed offset, which clang may make of a conditional field
- * read. TASK is the current task when the caller has it already, else NULL.
+ * The running goroutine's g: REG_G in register-ABI Go code
+ * (COOKIE_G_IN_R14), else the TLS slot at the thread's TLS base +
+ * TLS_G_OFFSET, where Go keeps g in every ABI; 0 when it cannot be read.
+ * The caller reads REG_G (G_REG) out of the context itself,
+ * unconditionally: the verifier refuses a context access at a computed
+ * offset, which clang may make of a conditional field read. TASK is the
+ * current task when the caller has it already, else NULL.
  */
-static __always_inline __u64 current_g(struct task_struct *task, __u64 r14,
+static __always_inline __u64 current_g(struct task_struct *task, __u64 g_reg,
 				       __u64 cookie, __s64 tls_g_offset)
 {
-	__u64 fsbase, g = 0;
+	__u64 tls, g = 0;
 
 	if (cookie & COOKIE_G_IN_R14)
-		return r14;
+		return g_reg;
 	if (!task)
 		task = (struct task_struct *)bpf_get_current_task();
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (!fsbase)
+	tls = BPF_CORE_READ(task, TASK_TLS_BASE);
+	if (!tls)
 		return 0;
-	if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase + tls_g_offset)))
+	if (bpf_probe_read_user(&g, sizeof(g), (void *)(tls + tls_g_offset)))
 		return 0;
 	return g;
 }
@@ -193,10 +195,10 @@ static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
 					    __u32 stack_hi_offset, __u64 *g,
 					    __u64 *goid, __u64 *frame)
 {
-	__u64 sp = BPF_CORE_READ(ctx, sp), r14 = BPF_CORE_READ(ctx, r14);
+	__u64 sp = BPF_CORE_READ(ctx, REG_SP), g_reg = BPF_CORE_READ(ctx, REG_G);
 	__u64 hi = 0;
 
-	*g = current_g(NULL, r14, cookie, tls_g_offset);
+	*g = current_g(NULL, g_reg, cookie, tls_g_offset);
 	if (!*g)
 		return false;
 	if (bpf_probe_read_user(goid, sizeof(*goid), (void *)(*g + goid_offset)) ||
@@ -210,7 +212,7 @@ static __always_inline bool goroutine_frame(struct pt_regs *ctx, __u64 cookie,
  * gccgo's goroutines run on split stacks (libgcc's generic-morestack.c): a
  * chain of segments, each a struct stack_segment (prev, next, size and four
  * more words) followed by SIZE bytes of stack, which grows down from their
- * end. The running goroutine's current segment is at fsbase +
+ * end. The running goroutine's current segment is at the TLS base +
  * TLS_SEGMENT_OFFSET (lib/goabi/goroutine.h). Into *STACK, the goroutine's
  * first segment, which names it; into *FRAME, the depth of the frame at
  * this probe: the sizes of the segments before the current one, and the
@@ -230,13 +232,13 @@ static __always_inline bool split_stack_frame(struct pt_regs *ctx,
 					      __u64 *stack, __u64 *frame)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 sp = BPF_CORE_READ(ctx, sp), fsbase, seg = 0;
+	__u64 sp = BPF_CORE_READ(ctx, REG_SP), tls, seg = 0;
 	struct { __u64 prev, next, size; } s;
 	int i;
 
-	fsbase = BPF_CORE_READ(task, thread.fsbase);
-	if (!fsbase || bpf_probe_read_user(&seg, sizeof(seg),
-					   (void *)(fsbase + tls_segment_offset)))
+	tls = BPF_CORE_READ(task, TASK_TLS_BASE);
+	if (!tls || bpf_probe_read_user(&seg, sizeof(seg),
+					(void *)(tls + tls_segment_offset)))
 		return false;
 	*frame = 0 - sp;
 	for (i = 0; i < SPLIT_STACK_MAX_SEGMENTS && seg; i++) {
@@ -255,15 +257,15 @@ static __always_inline bool split_stack_frame(struct pt_regs *ctx,
 /* The running goroutine's id, at GOID_OFFSET in g (where depends on the Go
  * version); 0 when it cannot be read, or when GOID_OFFSET is 0: gccgo has
  * no goroutine ids. The arguments are current_g()'s. */
-static __always_inline __u64 current_goid(struct task_struct *task, __u64 r14,
-					  __u64 cookie, __s64 tls_g_offset,
-					  __u32 goid_offset)
+static __always_inline __u64 current_goid(struct task_struct *task,
+					  __u64 g_reg, __u64 cookie,
+					  __s64 tls_g_offset, __u32 goid_offset)
 {
 	__u64 g, goid = 0;
 
 	if (!goid_offset)
 		return 0;
-	g = current_g(task, r14, cookie, tls_g_offset);
+	g = current_g(task, g_reg, cookie, tls_g_offset);
 	if (!g)
 		return 0;
 	bpf_probe_read_user(&goid, sizeof(goid), (void *)(g + goid_offset));

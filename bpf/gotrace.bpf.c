@@ -502,13 +502,7 @@ SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
-	/* By DWARF number; read field by field: the verifier refuses a
-	 * context access at a computed offset. */
-	__u64 regs[16] = {
-		ctx->ax, ctx->dx, ctx->cx, ctx->bx, ctx->si, ctx->di,
-		ctx->bp, ctx->sp, ctx->r8, ctx->r9, ctx->r10, ctx->r11,
-		ctx->r12, ctx->r13, ctx->r14, ctx->r15,
-	};
+	__u64 regs[16] = REGS_BY_DWARF(ctx);
 	__u32 row = COOKIE_INDEX(cookie), zero = 0, *plan_idx;
 	__u64 size;
 	struct task_struct *task;
@@ -544,7 +538,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	task = (struct task_struct *)bpf_get_current_task();
-	e->goid = current_goid(task, regs[14], cookie, plan->tls_g_offset,
+	e->goid = current_goid(task, regs[REG_G_DWARF], cookie, plan->tls_g_offset,
 				plan->goid_offset);
 	e->start_code = BPF_CORE_READ(task, mm, start_code);
 	if (plan->nvroots && !e->tail)

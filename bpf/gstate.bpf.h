@@ -73,24 +73,6 @@ struct {
 static __always_inline void gstate__closed(const struct gstate_key *key,
 					   const struct gstate *gs, __u64 now);
 
-/* Integer register REG (DWARF numbering) of CTX. */
-static __always_inline __u64 gstate_reg(struct pt_regs *ctx, __u8 reg)
-{
-	switch (reg) {
-	case 0: return BPF_CORE_READ(ctx, ax);
-	case 1: return BPF_CORE_READ(ctx, dx);
-	case 2: return BPF_CORE_READ(ctx, cx);
-	case 3: return BPF_CORE_READ(ctx, bx);
-	case 4: return BPF_CORE_READ(ctx, si);
-	case 5: return BPF_CORE_READ(ctx, di);
-	case 8: return BPF_CORE_READ(ctx, r8);
-	case 9: return BPF_CORE_READ(ctx, r9);
-	case 10: return BPF_CORE_READ(ctx, r10);
-	case 11: return BPF_CORE_READ(ctx, r11);
-	}
-	return 0;
-}
-
 /* The argument at A at a function's entry, of SIZE bytes (8 or 4). */
 static __always_inline __u64 gstate_arg(struct pt_regs *ctx,
 					const volatile struct gstate_arg *a,
@@ -99,10 +81,10 @@ static __always_inline __u64 gstate_arg(struct pt_regs *ctx,
 	__u64 v = 0;
 
 	if (a->in_reg)
-		v = gstate_reg(ctx, a->reg);
+		v = reg_by_dwarf(ctx, a->reg);
 	else
 		bpf_probe_read_user(&v, size & 8 ? 8 : 4,
-				    (void *)(BPF_CORE_READ(ctx, sp) +
+				    (void *)(BPF_CORE_READ(ctx, REG_SP) +
 					     a->sp_offset));
 	return size == 4 ? (__u32)v : v;
 }

@@ -9,22 +9,21 @@
 #include "stack.h"
 
 /*
- * Into FRAMES (STACK_MAX_FRAMES), the PC, the return address on top of the
- * stack where the frame is not set up or already torn down (an entry, an
- * exit: COOKIE's COOKIE_IN_FRAME not set), then, with FRAME_POINTERS (gc
- * keeps RBP chains, gccgo does not), the frame pointer chain. Returns how
- * many.
+ * Into FRAMES (STACK_MAX_FRAMES), the PC, the return address where the
+ * frame is not set up or already torn down (an entry, an exit: COOKIE's
+ * COOKIE_IN_FRAME not set: return_address_unframed()), then, with
+ * FRAME_POINTERS (gc keeps frame pointer chains, gccgo does not), the
+ * frame pointer chain. Returns how many.
  */
 static __always_inline __u32 user_stack__read(struct pt_regs *ctx,
 					      __u64 cookie, bool frame_pointers,
 					      __u64 *frames)
 {
-	__u64 fp = ctx->bp, ret = 0, frame[2];
+	__u64 fp = ctx->REG_FP, ret = 0, frame[2];
 	__u32 n = 1, i;
 
-	frames[0] = ctx->ip;
-	if (!(cookie & COOKIE_IN_FRAME) &&
-	    !bpf_probe_read_user(&ret, sizeof(ret), (void *)ctx->sp) && ret)
+	frames[0] = ctx->REG_PC;
+	if (!(cookie & COOKIE_IN_FRAME) && return_address_unframed(ctx, &ret))
 		frames[n++] = ret;
 	for (i = 0; i < STACK_MAX_FRAMES - 2 && frame_pointers; i++) {
 		if (!fp || bpf_probe_read_user(frame, sizeof(frame), (void *)fp) ||
