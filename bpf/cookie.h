@@ -5,9 +5,10 @@
  *
  *   bits  0-31  the index: the counter (gofunccount), the function
  *               (gofunclatency), the plan (gotrace);
- *   bits 32-47  the EFLAGS bits under which the probed conditional jump to
+ *   bits 32-47  the flags under which the probed conditional jump to
  *               morestack is taken: the hit is ignored, the function will
- *               restart (lib/x86/probe_site.h); 0 counts every hit. An
+ *               restart (lib/x86/probe_site.h): EFLAGS bits on x86-64,
+ *               COOKIE_SKIP_NZCV() on arm64; 0 counts every hit. An
  *               inlined copy's probes (COOKIE_INLINED), never on such a
  *               jump, hold there the copy's number instead (COOKIE_COPY:
  *               gofunclatency and gofuncgraph pair a copy's entry with its
@@ -56,6 +57,14 @@
 /* The EFLAGS bits a skip field holds: jb is taken on CF, jbe on CF or ZF. */
 #define EFLAGS_CF		0x01
 #define EFLAGS_ZF		0x40
+/* arm64: the skip field of a branch taken when PSTATE's flags SKIP_FLAGS
+ * (at their places, bits 31 to 28: N Z C V) differ from SKIP_CLEAR's: the
+ * four flags in its low bits, those that take it when clear above them
+ * (bpf/arm64/regs.bpf.h's MORESTACK_TAKEN tests it). */
+#define PSTATE_NZCV_SHIFT	28
+#define COOKIE_SKIP_NZCV(skip_flags, skip_clear)			\
+	((((skip_flags) >> PSTATE_NZCV_SHIFT) & 0xf) |			\
+	 ((((skip_clear) >> PSTATE_NZCV_SHIFT) & 0xf) << 4))
 
 #define COOKIE_INDEX(c)		((__u32)(c))
 #define COOKIE_GEN(c)		((__u32)((c) >> COOKIE_GEN_SHIFT) & \
@@ -82,6 +91,9 @@ _Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
 	       "the skip field is below the flag bits");
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
+_Static_assert((COOKIE_SKIP_NZCV(0xf0000000ULL, 0xf0000000ULL) &
+		~COOKIE_SKIP_MASK) == 0,
+	       "the NZCV bits and those taken clear fit in the skip field");
 _Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
 		 COOKIE_INLINED | COOKIE_IN_FRAME) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,

@@ -126,7 +126,8 @@ static __always_inline bool other_process(__u64 pid_tgid)
 /*
  * Is this hit a call that is about to restart? At the prologue's
  * conditional jump to morestack (a probe on the stack check), the jump is
- * taken when the EFLAGS bits of the cookie are set: the stack is too small,
+ * taken under the flags of the cookie (regs.bpf.h's MORESTACK_TAKEN: on
+ * x86-64 when its EFLAGS bits are set): the stack is too small,
  * morestack grows it and runs the function again from its entry, which
  * hits this probe once more. Only that second hit is the call.
  */
@@ -134,7 +135,7 @@ static __always_inline bool restarting(struct pt_regs *ctx, __u64 cookie)
 {
 	/* an inlined copy's bits there are its number */
 	return !(cookie & COOKIE_INLINED) &&
-	       (ctx->REG_FLAGS & COOKIE_SKIP_FLAGS(cookie));
+	       MORESTACK_TAKEN(ctx, COOKIE_SKIP_FLAGS(cookie));
 }
 
 /*

@@ -538,7 +538,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	task = (struct task_struct *)bpf_get_current_task();
-	e->goid = current_goid(task, regs[REG_G_DWARF], cookie, plan->tls_g_offset,
+	e->goid = current_goid(task, REG_G_VALUE(ctx, regs), cookie, plan->tls_g_offset,
 				plan->goid_offset);
 	e->start_code = BPF_CORE_READ(task, mm, start_code);
 	if (plan->nvroots && !e->tail)

@@ -10,13 +10,11 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
-/* pt_regs' fields: the stack pointer, the probed instruction's address,
- * the frame pointer (gc's frame pointer chain) and the flags that tell
- * whether the prologue's conditional jump to morestack is taken. */
+/* pt_regs' fields: the stack pointer, the probed instruction's address
+ * and the frame pointer (gc's frame pointer chain). */
 #define REG_SP		sp
 #define REG_PC		ip
 #define REG_FP		bp
-#define REG_FLAGS	flags
 /* Register-ABI Go code keeps g in R14 (COOKIE_G_IN_R14). */
 #define REG_G		r14
 
@@ -32,8 +30,12 @@
 	(ctx)->bp, (ctx)->sp, (ctx)->r8, (ctx)->r9, (ctx)->r10, (ctx)->r11, \
 	(ctx)->r12, (ctx)->r13, (ctx)->r14, (ctx)->r15,			\
 }
-/* Of them, REG_G's. */
-#define REG_G_DWARF	14
+/* REG_G's value, of the registers of REGS_BY_DWARF (R14 is among them). */
+#define REG_G_VALUE(ctx, regs_by_dwarf)	((regs_by_dwarf)[14])
+
+/* Is the prologue's conditional jump to morestack taken, its skip field
+ * (COOKIE_SKIP_FLAGS) SKIP: the EFLAGS bits that take it? */
+#define MORESTACK_TAKEN(ctx, skip)	((ctx)->flags & (skip))
 
 /* An integer register that can carry an argument, by DWARF number (0
  * for another). */
