@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
-#include "x86/probe_site.h"
+#include "site/probe_site.h"
 
 enum exit_kind {
 	EXIT_RET,
