@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A counting site, whatever the machine (probe_site.h). */
+#include "gobin/go_binary.h"
 #include "site/probe_site.h"
 
 void probe_site__init_entry(struct probe_site *site, uint64_t entry)
@@ -24,4 +25,11 @@ const char *probe_site_kind__str(enum probe_site_kind kind)
 		return "inline";
 	}
 	return "unknown";
+}
+
+const char *probe_site__func_name_at(void *ctx, uint64_t addr)
+{
+	const struct go_func *fn = go_binary__func_at(ctx, addr);
+
+	return fn ? fn->name : NULL;
 }

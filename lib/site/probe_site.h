@@ -87,4 +87,7 @@ const char *probe_site_kind__str(enum probe_site_kind kind);
 /* The name of the function at ADDR, or NULL. */
 typedef const char *(*probe_site_name_fn)(void *ctx, uint64_t addr);
 
+/* The probe_site_name_fn of a binary: CTX is its struct go_binary. */
+const char *probe_site__func_name_at(void *ctx, uint64_t addr);
+
 #endif

@@ -199,13 +199,6 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 	return err;
 }
 
-static const char *binary_name_at(void *ctx, uint64_t addr)
-{
-	const struct go_func *fn = go_binary__func_at(ctx, addr);
-
-	return fn ? fn->name : NULL;
-}
-
 int probe_site__for_entry(const struct go_binary *bin,
 			  const struct go_func *fn, struct probe_site *site)
 {
@@ -226,6 +219,7 @@ int probe_site__for_entry(const struct go_binary *bin,
 	if (err)
 		return gt_error(err, "cannot read the code of %s at 0x%llx",
 				fn->name, (unsigned long long)fn->addr);
-	return probe_site__choose_x86(code, len, fn->addr, binary_name_at,
-				      (void *)bin, site);
+	return probe_site__choose_x86(code, len, fn->addr,
+				      probe_site__func_name_at, (void *)bin,
+				      site);
 }
