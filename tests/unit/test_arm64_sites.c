@@ -632,8 +632,23 @@ TEST(no_morestack_no_stack_check)
 	CHECK(!s.at_entry_state);
 }
 
+/* The capstone linked decodes AArch64 (scripts/capstone.sh's diet build
+ * of x86 alone does not: make deps builds it again). */
+TEST(capstone_decodes_aarch64)
+{
+	csh cs;
+
+	if (arm64_disasm__handle(&cs)) {
+		fprintf(stderr, "%s\n", gt_last_error());
+		CHECK(!"capstone decodes AArch64");
+	}
+}
+
 int main(void)
 {
+	RUN(capstone_decodes_aarch64);
+	if (test_failed)
+		return TEST_SUMMARY();
 	RUN(bls_is_the_site_counted_when_c_set_and_z_clear);
 	RUN(no_morestack_no_stack_check);
 	RUN(every_function_matches_go_objdump);
