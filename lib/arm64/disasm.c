@@ -2,7 +2,6 @@
 /* arm64 instructions from their words, and the capstone decoder of
  * lib/arm64 (disasm.h). */
 #include <errno.h>
-#include <string.h>
 #include "core/error.h"
 #include "site/func_code.h"
 #include "arm64/disasm.h"

@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <string.h>
 #include <capstone/capstone.h>
 #include "core/error.h"
 #include "site/site_code.h"
