@@ -4,7 +4,9 @@
 # ${GT_CACHE:-/var/cache/gotools}/capstone:
 #
 #   include/capstone/*.h    the Makefile puts it before the system's headers
-#   lib/libcapstone.a       x86 only, diet: links every tool and fuzzer
+#   lib/libcapstone.a       diet, x86 and AArch64 (ARCHS): links every
+#                           tool and fuzzer; lib/arm64 decodes arm64 Go
+#                           code with it (issue 25)
 #   lib/full/libcapstone.a  Debian's own build (libcapstone-dev): links the
 #                           unit test that holds lib/x86 to what diet
 #                           capstone leaves out (instruction groups,
@@ -18,26 +20,31 @@
 # nobody reads them: it decodes a whole binary in about two thirds of the
 # time (and -O3, capstone's own default, instead of Debian's -O2). It keeps
 # ids, sizes, bytes and operands (type, register, immediate, memory), which
-# is all lib/x86 reads; it drops groups, access and the registers an
-# instruction reads and writes, which lib/x86 does not use.
+# is all lib/x86 and lib/arm64 read; it drops groups, access and the
+# registers an instruction reads and writes, which they do not use.
 #
 # Trixie's source package and libcapstone-dev (of the same version) are
 # fetched the way go-toolchains.sh fetches Go (scripts/debian-archive.sh:
 # apt-get through a private apt state, dpkg-source -x and dpkg-deb -x);
 # nothing is installed on the system, and the tools link it statically, so
-# no host they run on needs it. Once its marker file exists, nothing is
-# fetched or built again.
+# no host they run on needs it. Once its marker file exists, and names the
+# architectures the diet build decodes (a line "archs: ARCHS"), nothing is
+# fetched or built again; a cache whose marker names others (an x86-only
+# build) is built again.
 set -euo pipefail
 
 SUITE=trixie
 SOURCE=capstone
 PACKAGE=libcapstone-dev
+# What the diet build decodes (capstone's CAPSTONE_ARCHS names).
+ARCHS="x86 aarch64"
 die() { echo "capstone.sh: $*" >&2; exit 1; }
 
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
 # Nothing to do once built; else one installer at a time: DEST, MARKER,
-# STAGE. (A cache of an older layout has another marker.)
-debian_archive_build_begin capstone "$SUITE"
+# STAGE. (A cache of an older layout has another marker; one of other
+# architectures, another archs line.)
+debian_archive_build_begin capstone "$SUITE" "archs: $ARCHS"
 stage=$STAGE
 mkdir "$stage/deb" "$stage/out"
 debian_archive_source "$SOURCE/$SUITE" "$stage/src" ||
@@ -51,7 +58,7 @@ grep -q '^#define CS_API_MAJOR 5$' "$stage/src/include/capstone/capstone.h" ||
 	die "$SOURCE $version is not capstone 5"
 
 # Its Makefile takes CFLAGS from the environment, and adds the diet's define.
-CFLAGS=-O3 make -C "$stage/src" -j"$(nproc)" CAPSTONE_ARCHS=x86 \
+CFLAGS=-O3 make -C "$stage/src" -j"$(nproc)" CAPSTONE_ARCHS="$ARCHS" \
 	CAPSTONE_DIET=yes CAPSTONE_STATIC=yes CAPSTONE_SHARED=no \
 	>"$stage/build.log" 2>&1 || {
 	cp "$stage/build.log" "$CACHE/capstone-build.log"
@@ -70,7 +77,8 @@ cp "$stage/src/debian/copyright" "$stage/src/debian/changelog" \
 
 rm -rf "$DEST"
 mv "$stage/out" "$DEST"
-echo "capstone $version (Debian $SUITE), x86 diet build and Debian's" > "$MARKER"
+printf '%s\n' "capstone $version (Debian $SUITE), diet build and Debian's" \
+	"archs: $ARCHS" > "$MARKER"
 rm -f "$CACHE/capstone-build.log"
 debian_archive_forget "$SOURCE" "$PACKAGE"
 echo "capstone.sh: built capstone $version into $DEST"

@@ -23,11 +23,15 @@
 #                                   DEBIAN_SOURCE_SUITES when init runs
 #   debian_archive_forget NAME...   delete the downloaded .debs and sources
 #                                   of NAME...
-#   debian_archive_build_begin NAME SUITE
+#   debian_archive_build_begin NAME SUITE [LINE]
 #                                   for a script that builds NAME from
 #                                   SUITE's source into $CACHE/NAME behind
 #                                   the marker .gotools-built: exit 0 when
-#                                   the marker is there; else take NAME's
+#                                   the marker is there (and holds the line
+#                                   LINE, if given: one without it is of an
+#                                   older build, which is replaced, and
+#                                   LINE is the caller's to write in the
+#                                   new one); else take NAME's
 #                                   lock (until the script exits; another
 #                                   installer may have finished while we
 #                                   waited: look again), init with SUITE's
@@ -86,14 +90,19 @@ debian_find_mirror() {
 	' "${files[@]}"
 }
 
+# Is the marker there, and (with a line) does it hold the line?
+debian_archive_built() {
+	[ -f "$MARKER" ] && { [ -z "${1:-}" ] || grep -qxF "$1" "$MARKER"; }
+}
+
 debian_archive_build_begin() {
 	DEST=$CACHE/$1
 	MARKER=$DEST/.gotools-built
-	[ -f "$MARKER" ] && exit 0
+	debian_archive_built "${3:-}" && exit 0
 	mkdir -p "$CACHE"
 	exec 9>"$CACHE/.$1.lock"
 	flock 9
-	[ -f "$MARKER" ] && exit 0
+	debian_archive_built "${3:-}" && exit 0
 	DEBIAN_SOURCE_SUITES=$2
 	debian_archive_init
 	STAGE=$(mktemp -d "$CACHE/.$1-stage.XXXXXX")

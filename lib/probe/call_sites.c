@@ -41,7 +41,7 @@ static enum call_g find_g(const struct go_binary *bin,
 {
 	if (bin->is_gccgo)
 		return CALL_G_NONE;
-	if (bin->abi == GO_ABI_REGISTER && p->site.g_in_r14)
+	if (bin->abi == GO_ABI_REGISTER && p->site.g_in_reg)
 		return CALL_G_R14;
 	return CALL_G_TLS;
 }

@@ -28,9 +28,9 @@
 #include "gobin/go_binary.h"
 #include "probe/func_probes.h"
 #include "probe/left_out.h"
+#include "site/probe_site.h"
 #include "x86/exit_sites.h"
 #include "x86/inline_ends.h"
-#include "x86/probe_site.h"
 
 enum call_g {
 	CALL_G_TLS,	/* gc: g = *(fsbase + the layout's TLS offset) */

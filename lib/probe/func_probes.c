@@ -12,6 +12,7 @@
 #include "probe/inline_sites.h"
 #include "probe/probe_spec.h"
 #include "x86/inline_ends.h"
+#include "x86/probe_site.h"
 #include "x86/uprobe_insn.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "gobin/go_binary.h"
 #include "probe/inline_sites.h"
-#include "x86/probe_site.h"
+#include "site/probe_site.h"
 
 struct func_probe {
 	const char *name;	/* the function, as Go spells it */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "trace/trace_plan.h"
-#include "x86/probe_site.h"
+#include "site/probe_site.h"
 
 /* Where a value is while an expression is followed: bytes [OFF, OFF +
  * size) of an argument or result the ABI placed (ABI), or, past a pointer,

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "core/error.h"
+#include "site/exit_site.h"
+#include "site/func_code.h"
 #include "x86/disasm.h"
 #include "x86/jmp_leaves.h"
 
@@ -142,30 +144,9 @@ bool x86_insn__writes_only_flags(const cs_insn *ci)
 	}
 }
 
-/* With no known size: as much as the segment holds from ADDR, below *LEN
- * (found by bisection). */
-static int read_to_segment_end(const struct elf_file *ef, uint64_t addr,
-			       size_t *len, const uint8_t **code)
-{
-	size_t lo = 0, hi = *len, mid;	/* lo readable, hi not */
-
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (elf_file__read_vaddr(ef, addr, mid, code))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	gt_error_clear();
-	*len = lo;
-	return lo ? elf_file__read_vaddr(ef, addr, lo, code) : -ERANGE;
-}
-
 int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
 			  const uint8_t **code, size_t *len)
 {
-	int err;
-
 	if (bin->elf->machine == EM_AARCH64)
 		return gt_error(-ENOTSUP,
 				"%s: arm64 code is not supported yet",
@@ -173,17 +154,7 @@ int x86_disasm__func_code(const struct go_binary *bin, const struct go_func *fn,
 	if (bin->elf->machine != EM_X86_64)
 		return gt_error(-ENOTSUP, "%s: unsupported machine %u",
 				fn->name, bin->elf->machine);
-	*len = go_binary__func_span(bin, fn);
-	if (*len > UINT64_MAX - fn->addr)
-		return gt_error(-EINVAL, "%s: code at 0x%llx wraps around",
-				fn->name, (unsigned long long)fn->addr);
-	err = elf_file__read_vaddr(bin->elf, fn->addr, *len, code);
-	if (err && !fn->size)
-		err = read_to_segment_end(bin->elf, fn->addr, len, code);
-	if (err)
-		return gt_error(err, "cannot read the code of %s at 0x%llx",
-				fn->name, (unsigned long long)fn->addr);
-	return 0;
+	return func_code__read(bin, fn, code, len);
 }
 
 bool x86_insn__rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr)
@@ -212,13 +183,15 @@ bool x86_jmp__through_table(const cs_insn *ci)
 bool x86_jmp__leaves(const cs_insn *ji, uint64_t entry, size_t len)
 {
 	const cs_insn *ci = x86_disasm__operands(ji);
-	uint64_t target;
+	uint64_t target = 0;
+	bool direct;
 
 	if (!ci)
 		return true;
-	if (x86_insn__direct_target(ci, &target))
-		return target - entry >= len;
-	return !x86_jmp__through_table(ci);
+	direct = x86_insn__direct_target(ci, &target);
+	return exit_jump__leaves(direct, target,
+				 !direct && x86_jmp__through_table(ci),
+				 entry, len);
 }
 
 bool x86_insn__rel_target(const cs_insn *plain, uint64_t *target)

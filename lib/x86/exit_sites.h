@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where a function is left: every RET of its body, and every JMP to an
- * address outside the function (a tail call: the caller's frame is gone,
- * the callee returns straight to our caller). Found by disassembling the
- * whole body with capstone. uretprobes are never used on Go code: they
- * replace the return address on the stack, and Go copies stacks.
+ * Where a function of x86-64 code is left (site/exit_site.h): every RET
+ * of its body, and every JMP to an address outside the function. Found
+ * by disassembling the body with capstone.
  */
 #ifndef GOTOOLS_EXIT_SITES_H
 #define GOTOOLS_EXIT_SITES_H
@@ -12,20 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gobin/go_binary.h"
-#include "x86/probe_site.h"
-
-enum exit_kind {
-	EXIT_RET,
-	EXIT_TAIL_JMP,
-	EXIT_INLINE_END,	/* where an inlined copy's code is left
-				 * (x86/inline_ends.h) */
-};
-
-struct exit_site {
-	uint64_t addr;		/* virtual address of the instruction */
-	enum exit_kind kind;
-	bool emulated;		/* a direct jmp: see x86/uprobe_insn.h */
-};
+#include "site/exit_site.h"
+#include "site/probe_site.h"
 
 /*
  * Find the exits of FN, sorted by address, into a malloc()ed array.
@@ -38,7 +24,7 @@ int exit_sites__find(const struct go_binary *bin, const struct go_func *fn,
 		     struct exit_site **sites, size_t *n);
 
 /* The same, not decoding again the code SITE, the counting site of FN
- * (x86/probe_site.h), was chosen from and found no exit in. */
+ * (site/probe_site.h), was chosen from and found no exit in. */
 int exit_sites__find_known(const struct go_binary *bin,
 			   const struct go_func *fn,
 			   const struct probe_site *site,
@@ -50,8 +36,5 @@ int exit_sites__find_known(const struct go_binary *bin,
 int exit_sites__find_whole(const struct go_binary *bin,
 			   const struct go_func *fn, struct exit_site **sites,
 			   size_t *n);
-
-/* "ret", "tail jmp" or "end of inlined copy", for -v. */
-const char *exit_kind__str(enum exit_kind kind);
 
 #endif

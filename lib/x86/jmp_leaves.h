@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Whether a JMP leaves the function it is in: the rule exit_sites.c's
- * comment explains, which the decoders that follow a body's flow
+ * Whether a JMP leaves the function it is in: x86-64's reading of
+ * site/exit_site.h's exit_jump__leaves() (exit_sites.c's comment says
+ * which jumps are which), which the decoders that follow a body's flow
  * (exit_sites, inline_ends) share. Internal to lib/x86: it takes a
  * capstone instruction.
  */

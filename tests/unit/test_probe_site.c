@@ -85,7 +85,7 @@ TEST(small_frame_stack_check)
 	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 	CHECK_EQ_INT(s.skip_flags, 0x41);
 	CHECK(s.at_entry_state);
-	CHECK(s.g_in_r14);
+	CHECK(s.g_in_reg);
 }
 
 /*
@@ -112,7 +112,7 @@ TEST(tls_stack_check_has_no_g_in_r14)
 	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 	CHECK_EQ_INT(s.addr, ENTRY + 0xd);
 	CHECK(s.at_entry_state);
-	CHECK(!s.g_in_r14);
+	CHECK(!s.g_in_reg);
 }
 
 TEST(tail_without_morestack_is_not_a_stack_check)
@@ -191,7 +191,7 @@ TEST(large_frame_last_jcc_wins)
 	CHECK_EQ_INT(s.skip_flags, 0x41);
 	/* R12 is the prologue's scratch: no argument lives there */
 	CHECK(s.at_entry_state);
-	CHECK(s.g_in_r14);
+	CHECK(s.g_in_reg);
 
 }
 
@@ -249,7 +249,7 @@ TEST(push_encodings)
 	CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(s.addr, ENTRY);
 	CHECK(s.at_entry_state);
-	CHECK(!s.g_in_r14);
+	CHECK(!s.g_in_reg);
 }
 
 TEST(site_reached_by_a_branch_is_refused)
@@ -308,7 +308,7 @@ TEST(gccgo_split_stack)
 	CHECK_EQ_INT(s.skip_flags, 0);
 	/* the cmp sets flags only: SP and arguments as at entry */
 	CHECK(s.at_entry_state);
-	CHECK(!s.g_in_r14);
+	CHECK(!s.g_in_reg);
 }
 
 TEST(truncated_and_garbage_code)

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+/* A counting site, whatever the machine (probe_site.h). */
+#include "gobin/go_binary.h"
+#include "site/probe_site.h"
+
+void probe_site__init_entry(struct probe_site *site, uint64_t entry)
+{
+	*site = (struct probe_site){
+		.addr = entry,
+		.kind = PROBE_SITE_ENTRY,
+		.at_entry_state = true,
+	};
+}
+
+const char *probe_site_kind__str(enum probe_site_kind kind)
+{
+	switch (kind) {
+	case PROBE_SITE_ENTRY:
+		return "entry";
+	case PROBE_SITE_STACK_CHECK:
+		return "stack-check";
+	case PROBE_SITE_EMULATED:
+		return "emulated";
+	case PROBE_SITE_INLINE:
+		return "inline";
+	}
+	return "unknown";
+}
+
+const char *probe_site__func_name_at(void *ctx, uint64_t addr)
+{
+	const struct go_func *fn = go_binary__func_at(ctx, addr);
+
+	return fn ? fn->name : NULL;
+}
