@@ -170,13 +170,9 @@ int probe_site__choose_arm64(const uint8_t *code, size_t len, uint64_t addr,
 	};
 	int err;
 
-	probe_site__init_entry(site, addr);
-	if (!len)
-		return 0;
-	/* Every check assumes addresses do not wrap. */
-	if (len > UINT64_MAX - addr)
-		return gt_error(-EINVAL, "code at 0x%llx wraps around",
-				(unsigned long long)addr);
+	err = site_code__begin(&c, site);
+	if (err <= 0)
+		return err;
 	err = arm64_disasm__handle(&x.cs);
 	if (err)
 		return err;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The choice of a counting site over a machine's decoder (site_code.h). */
+#include <errno.h>
+#include <stdint.h>
 #include <string.h>
+#include "core/error.h"
 #include "site/site_code.h"
 
 /* The stack check takes up to 9 instructions (go1.15 -buildmode=pie on
@@ -181,6 +184,18 @@ static bool code__find_emulated(struct site_code *c, struct probe_site *site)
 		no_exit_end = in.addr;
 	site->no_exit[0] = (struct code_span){ c->entry, no_exit_end };
 	return true;
+}
+
+int site_code__begin(const struct site_code *c, struct probe_site *site)
+{
+	probe_site__init_entry(site, c->entry);
+	if (!c->len)
+		return 0;
+	/* Every check of the choice assumes addresses do not wrap. */
+	if (c->len > UINT64_MAX - c->entry)
+		return gt_error(-EINVAL, "code at 0x%llx wraps around",
+				(unsigned long long)c->entry);
+	return 1;
 }
 
 void site_code__choose(struct site_code *c, struct probe_site *site)

@@ -70,9 +70,14 @@ struct site_code {
 	void *ctx;
 };
 
+/* SITE set to C's entry (probe_site__init_entry()): 1 when C has code to
+ * choose a better one from, 0 when it has none, or -EINVAL with a reason
+ * when its addresses wrap around. */
+int site_code__begin(const struct site_code *c, struct probe_site *site);
+
 /* Choose the counting site of C's function into SITE (which holds the
  * entry, probe_site__init_entry, when nothing better is found). C's
- * addresses must not wrap. */
+ * addresses must not wrap (site_code__begin()). */
 void site_code__choose(struct site_code *c, struct probe_site *site);
 
 #endif

@@ -173,13 +173,9 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 	};
 	int err;
 
-	probe_site__init_entry(site, addr);
-	if (!len)
-		return 0;
-	/* Every check below assumes addresses do not wrap. */
-	if (len > UINT64_MAX - addr)
-		return gt_error(-EINVAL, "code at 0x%llx wraps around",
-				(unsigned long long)addr);
+	err = site_code__begin(&c, site);
+	if (err <= 0)
+		return err;
 	err = x86_disasm__handle(true, &x.cs);
 	if (!err)
 		err = x86_disasm__handle(false, &x.plain_cs);
