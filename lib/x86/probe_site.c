@@ -204,16 +204,9 @@ int probe_site__for_entry(const struct go_binary *bin,
 	probe_site__init_entry(site, fn->addr);
 	if (bin->elf->machine != EM_X86_64)
 		return 0;
-	len = go_binary__func_span(bin, fn);
-	err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
-	/* With no known size, settle for what the segment holds. */
-	while (err && !fn->size && len > 16) {
-		len /= 2;
-		err = elf_file__read_vaddr(bin->elf, fn->addr, len, &code);
-	}
+	err = x86_disasm__func_code(bin, fn, &code, &len);
 	if (err)
-		return gt_error(err, "cannot read the code of %s at 0x%llx",
-				fn->name, (unsigned long long)fn->addr);
+		return err;
 	return probe_site__choose_x86(code, len, fn->addr,
 				      probe_site__func_name_at, (void *)bin,
 				      site);
