@@ -16,10 +16,7 @@ BPFTOOL ?= bpftool
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 TOOLS := gofunccount gofunclatency gotrace gofuncgraph
-# lib/arm64 decodes arm64 code (issue 25): no tool asks it yet, so it is
-# built into its unit tests alone, on any machine.
-ARM64_SRCS := $(wildcard lib/arm64/*.c)
-LIB_SRCS := $(filter-out $(ARM64_SRCS),$(wildcard lib/*/*.c))
+LIB_SRCS := $(wildcard lib/*/*.c)
 LIB_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
 LIBGOTOOLS := $(OUTPUT)/libgotools.a
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -97,7 +94,7 @@ $(MICROHTTPD_STAMP):
 # What includes capstone, and everything linked, is rebuilt when it changes,
 # or when this file does (objects of a build directory made before capstone
 # 5 came from here hold capstone 4's structure layouts).
-CAPSTONE_SRCS := $(wildcard lib/x86/*.c) $(ARM64_SRCS)
+CAPSTONE_SRCS := $(wildcard lib/x86/*.c lib/arm64/*.c)
 $(foreach d,lib lib-san lib-fuzz,$(patsubst lib/%.c,$(OUTPUT)/$(d)/%.o,$(CAPSTONE_SRCS))): $(CAPSTONE_STAMP) Makefile
 
 # The same for what includes microhttpd.h (its install keeps the header's
@@ -139,25 +136,17 @@ $(OUTPUT)/%.o: tools/%.c $(OUTPUT)/%.skel.h | $(OUTPUT) $(CACHE_STAMPS)
 $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: $(OUTPUT)/%.o $(LIBGOTOOLS) $(CACHE_STAMPS)
 	$(CC) $(LDFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
-# Unit tests: once normally, once under ASan and UBSan. Those of lib/arm64
-# (test_arm64_*) link its objects besides the library.
+# Unit tests: once normally, once under ASan and UBSan.
 $(OUTPUT)/tests/test_disasm $(OUTPUT)/tests-san/test_disasm: CAPSTONE_LIB = $(CAPSTONE_FULL_LIB)
-ARM64_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_arm64_*.c))
-ARM64_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib/%.o,$(ARM64_SRCS))
-ARM64_SAN_OBJS := $(patsubst lib/%.c,$(OUTPUT)/lib-san/%.o,$(ARM64_SRCS))
-$(addprefix $(OUTPUT)/tests/,$(ARM64_TESTS)): TEST_OBJS = $(ARM64_OBJS)
-$(addprefix $(OUTPUT)/tests/,$(ARM64_TESTS)): $(ARM64_OBJS)
-$(addprefix $(OUTPUT)/tests-san/,$(ARM64_TESTS)): TEST_OBJS = $(ARM64_SAN_OBJS)
-$(addprefix $(OUTPUT)/tests-san/,$(ARM64_TESTS)): $(ARM64_SAN_OBJS)
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIBGOTOOLS) $(CACHE_STAMPS) | $(OUTPUT)/tests
-	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(TEST_OBJS) $(LIBGOTOOLS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $< $(LIBGOTOOLS) $(LIBS) -o $@
 
 $(OUTPUT)/lib-san/%.o: lib/%.c | $(CACHE_STAMPS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) -c $< -o $@
 
 $(OUTPUT)/tests-san/%: tests/unit/%.c $(SAN_OBJS) $(CACHE_STAMPS) | $(OUTPUT)/tests-san
-	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(TEST_OBJS) $(SAN_OBJS) $(LIBS) -o $@
+	$(CLANG) $(CPPFLAGS) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE $(SAN_FLAGS) $< $(SAN_OBJS) $(LIBS) -o $@
 
 $(OUTPUT)/lib-fuzz/%.o: lib/%.c | $(CACHE_STAMPS)
 	@mkdir -p $(@D)

@@ -7,14 +7,15 @@
  *               (gofunclatency), the plan (gotrace);
  *   bits 32-47  the flags under which the probed conditional jump to
  *               morestack is taken: the hit is ignored, the function will
- *               restart (lib/x86/probe_site.h): EFLAGS bits on x86-64,
+ *               restart (lib/site/probe_site.h): EFLAGS bits on x86-64,
  *               COOKIE_SKIP_NZCV() on arm64; 0 counts every hit. An
  *               inlined copy's probes (COOKIE_INLINED), never on such a
  *               jump, hold there the copy's number instead (COOKIE_COPY:
  *               gofunclatency and gofuncgraph pair a copy's entry with its
  *               own ends);
- *   bit  48     COOKIE_G_IN_R14: register-ABI Go code, R14 holds g (else g
- *               is read from TLS);
+ *   bit  48     COOKIE_G_IN_REG: the machine's g register holds g
+ *               (regs.bpf.h's REG_G: R14 in x86-64's register-ABI Go
+ *               code, R28 in all arm64 Go code); else g is read from TLS;
  *   bit  49     COOKIE_TAIL: an r: probe at a tail JMP, the results are not
  *               set yet;
  *   bit  50     COOKIE_STEPPED: the kernel single-steps the probed
@@ -43,7 +44,7 @@
 
 #define COOKIE_SKIP_SHIFT	32
 #define COOKIE_SKIP_MASK	0xffffULL	/* the field, shifted down */
-#define COOKIE_G_IN_R14		(1ULL << 48)
+#define COOKIE_G_IN_REG		(1ULL << 48)
 #define COOKIE_TAIL		(1ULL << 49)
 #define COOKIE_STEPPED		(1ULL << 50)
 #define COOKIE_INLINED		(1ULL << 51)
@@ -78,27 +79,28 @@
 /* An inlined copy's number, in the same bits (0: not numbered). */
 #define COOKIE_COPY(c)		((c) & COOKIE_INLINED ? \
 				 COOKIE_SKIP_FLAGS(c) : 0)
-/* FLAGS: COOKIE_G_IN_R14, COOKIE_TAIL, COOKIE_STEPPED, COOKIE_INLINED,
- * COOKIE_IN_FRAME, or 0. SKIP_FLAGS is not masked:
- * it holds EFLAGS_CF and EFLAGS_ZF at most, which fit (asserted below). */
+/* FLAGS: COOKIE_G_IN_REG, COOKIE_TAIL, COOKIE_STEPPED, COOKIE_INLINED,
+ * COOKIE_IN_FRAME, or 0. SKIP_FLAGS, probe_site__cookie_skip()'s, is not
+ * masked: it holds EFLAGS_CF and EFLAGS_ZF at most, or COOKIE_SKIP_NZCV's
+ * eight bits, which fit (asserted below). */
 #define COOKIE_MAKE(idx, skip_flags, flags) \
 	((__u64)(__u32)(idx) | \
 	 ((__u64)(skip_flags) << COOKIE_SKIP_SHIFT) | (__u64)(flags))
 
 _Static_assert(COOKIE_SKIP_SHIFT >= 32,
 	       "the skip field is above the 32-bit index");
-_Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_R14,
+_Static_assert((COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT) < COOKIE_G_IN_REG,
 	       "the skip field is below the flag bits");
 _Static_assert(((EFLAGS_CF | EFLAGS_ZF) & ~COOKIE_SKIP_MASK) == 0,
 	       "the EFLAGS bits used fit in the skip field");
 _Static_assert((COOKIE_SKIP_NZCV(0xf0000000ULL, 0xf0000000ULL) &
 		~COOKIE_SKIP_MASK) == 0,
 	       "the NZCV bits and those taken clear fit in the skip field");
-_Static_assert(((COOKIE_G_IN_R14 | COOKIE_TAIL | COOKIE_STEPPED |
+_Static_assert(((COOKIE_G_IN_REG | COOKIE_TAIL | COOKIE_STEPPED |
 		 COOKIE_INLINED | COOKIE_IN_FRAME) &
 		(0xffffffffULL | COOKIE_SKIP_MASK << COOKIE_SKIP_SHIFT)) == 0,
 	       "the flag bits are apart from the index and the skip field");
-_Static_assert(__builtin_popcountll(COOKIE_G_IN_R14 | COOKIE_TAIL |
+_Static_assert(__builtin_popcountll(COOKIE_G_IN_REG | COOKIE_TAIL |
 				    COOKIE_STEPPED | COOKIE_INLINED |
 				    COOKIE_IN_FRAME) == 5,
 	       "the flag bits are apart from each other");

@@ -139,8 +139,8 @@ static __always_inline bool restarting(struct pt_regs *ctx, __u64 cookie)
 }
 
 /*
- * The running goroutine's g: REG_G in register-ABI Go code
- * (COOKIE_G_IN_R14), else the TLS slot at the thread's TLS base +
+ * The running goroutine's g: REG_G where the cookie says g is there
+ * (COOKIE_G_IN_REG), else the TLS slot at the thread's TLS base +
  * TLS_G_OFFSET, where Go keeps g in every ABI; 0 when it cannot be read.
  * The caller reads REG_G (G_REG) out of the context itself,
  * unconditionally: the verifier refuses a context access at a computed
@@ -152,7 +152,7 @@ static __always_inline __u64 current_g(struct task_struct *task, __u64 g_reg,
 {
 	__u64 tls, g = 0;
 
-	if (cookie & COOKIE_G_IN_R14)
+	if (cookie & COOKIE_G_IN_REG)
 		return g_reg;
 	if (!task)
 		task = (struct task_struct *)bpf_get_current_task();

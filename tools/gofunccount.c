@@ -231,11 +231,14 @@ static int make_cookies(const struct func_probes *fp,
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < fp->n && !err; i++)
+	for (i = 0; i < fp->n && !err; i++) {
+		const struct probe_site *site = &fp->probes[i].site;
+
 		err = uprobe_list__add(list, fp->probes[i].offset,
 				       COOKIE_MAKE(t->row_of_probe[i],
-						   fp->probes[i].site.skip_flags,
-						   COOKIE_COST_FLAG(fp->probes[i].site.emulated)));
+						   probe_site__cookie_skip(site),
+						   COOKIE_COST_FLAG(site->emulated)));
+	}
 	return err;
 }
 

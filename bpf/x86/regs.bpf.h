@@ -15,7 +15,7 @@
 #define REG_SP		sp
 #define REG_PC		ip
 #define REG_FP		bp
-/* Register-ABI Go code keeps g in R14 (COOKIE_G_IN_R14). */
+/* Register-ABI Go code keeps g in R14 (COOKIE_G_IN_REG). */
 #define REG_G		r14
 
 /* The thread's TLS base in its task_struct, where Go keeps g in every ABI

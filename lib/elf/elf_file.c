@@ -253,12 +253,19 @@ static const char *machine_name(uint16_t machine)
 	return machine == EM_X86_64 ? "x86-64" : "arm64";
 }
 
+/* The machine this build runs on, whose kernel runs its BPF programs. */
+#if defined(__aarch64__)
+#define TRACED_MACHINE	EM_AARCH64
+#else
+#define TRACED_MACHINE	EM_X86_64
+#endif
+
 int elf_file__check_machine(const struct elf_file *ef)
 {
-	if (ef->machine != EM_X86_64)
+	if (ef->machine != TRACED_MACHINE)
 		return gt_error(-ENOEXEC, "%s: %s code, and this build of gotools traces %s code only",
 				ef->path, machine_name(ef->machine),
-				machine_name(EM_X86_64));
+				machine_name(TRACED_MACHINE));
 	return 0;
 }
 
@@ -457,10 +464,17 @@ int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 	return 0;
 }
 
+/* The relocation that sets a word to the load bias plus its addend. */
+static uint32_t relative_type(uint16_t machine)
+{
+	return machine == EM_AARCH64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE;
+}
+
 /* Set the words of OUT that RELATIVE relocations of the SHT_RELA section
  * SCN place at [VADDR, VADDR + N * STRIDE), on STRIDE boundaries. */
-static void apply_relative(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t vaddr,
-			   size_t n, size_t stride, uint64_t *out)
+static void apply_relative(const struct elf_file *ef, Elf_Scn *scn,
+			   const GElf_Shdr *sh, uint64_t vaddr, size_t n,
+			   size_t stride, uint64_t *out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, count;
@@ -471,7 +485,7 @@ static void apply_relative(Elf_Scn *scn, const GElf_Shdr *sh, uint64_t vaddr,
 	count = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < count; i++) {
 		if (!gelf_getrela(data, (int)i, &r) ||
-		    GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE ||
+		    GELF_R_TYPE(r.r_info) != relative_type(ef->machine) ||
 		    r.r_offset < vaddr || r.r_offset - vaddr >= n * stride ||
 		    (r.r_offset - vaddr) % stride)
 			continue;
@@ -498,10 +512,10 @@ int elf_file__read_pointers(const struct elf_file *ef, uint64_t vaddr,
 		return err;
 	for (i = 0; i < n; i++)
 		memcpy(&out[i], p + i * stride, 8);
-	if (ef->type != ET_DYN || ef->machine != EM_X86_64)
+	if (ef->type != ET_DYN)
 		return 0;
 	while ((scn = elf_nextscn(ef->elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
-			apply_relative(scn, &sh, vaddr, n, stride, out);
+			apply_relative(ef, scn, &sh, vaddr, n, stride, out);
 	return 0;
 }

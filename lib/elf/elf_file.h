@@ -46,10 +46,10 @@ int elf_file__open(const char *path, struct elf_file **out);
 void elf_file__close(struct elf_file *ef);
 
 /*
- * Is EF's code for the machine this build's probes and decoders are for
- * (x86-64; arm64 is issue 25)? 0, or -ENOEXEC with a one-line reason: a
- * breakpoint written into another machine's code (a program run by an
- * emulator) would corrupt it.
+ * Is EF's code for the machine this build runs on, for which its BPF
+ * programs are built (x86-64, or arm64: make ARCH=arm64)? 0, or -ENOEXEC
+ * with a one-line reason: a breakpoint written into another machine's
+ * code (a program run by an emulator) would corrupt it.
  */
 int elf_file__check_machine(const struct elf_file *ef);
 
@@ -103,8 +103,8 @@ int elf_file__read_vaddr(const struct elf_file *ef, uint64_t vaddr,
 /*
  * The N pointers at VADDR, VADDR + STRIDE, ... into OUT, as they are at a
  * load bias of 0: in a position-independent file (ET_DYN) a pointer that
- * an R_X86_64_RELATIVE relocation sets is its addend, which external
- * linkers leave out of the file's bytes. Returns 0, or -ERANGE with a
+ * an R_X86_64_RELATIVE (R_AARCH64_RELATIVE) relocation sets is its
+ * addend, which external linkers leave out of the file's bytes. Returns 0, or -ERANGE with a
  * reason when they are not all in the file.
  */
 int elf_file__read_pointers(const struct elf_file *ef, uint64_t vaddr,

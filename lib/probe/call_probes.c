@@ -86,7 +86,7 @@ static int add_sites(struct call_probes *cp, const struct func_probe *p,
 	/* a copy's entry is no jump to morestack: no skip flags */
 	err = uprobe_list__add(&cp->entries, cs->entry_offset,
 			       COOKIE_MAKE(*row, copy ? copy :
-						 cs->entry.skip_flags,
+						 probe_site__cookie_skip(&cs->entry),
 					   flags |
 					   COOKIE_COST_FLAG(cs->entry.emulated)));
 	for (i = 0; i < cs->nexits && !err; i++) {

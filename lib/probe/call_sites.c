@@ -7,7 +7,7 @@
 #include "gobin/pclntab.h"
 #include "probe/call_sites.h"
 #include "cookie.h"
-#include "x86/uprobe_insn.h"
+#include "probe/machine_code.h"
 
 /* The counting site when it sees the state of the entry, else the entry
  * byte, which func_probes did not check (it checked the counting site):
@@ -22,7 +22,7 @@ static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 		cs->entry_offset = p->offset;
 		return 0;
 	}
-	if (!uprobe_insn__probeable(bin->elf, fn->addr))
+	if (!machine_code__probeable(bin->elf, fn->addr))
 		return gt_error(-EPERM, "%s: the kernel cannot probe the instruction at 0x%llx",
 				p->name, (unsigned long long)fn->addr);
 	probe_site__init_entry(&cs->entry, fn->addr);
@@ -33,15 +33,18 @@ static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 	return 0;
 }
 
-/* R14 is g in register-ABI code only, which its stack check proves (at
- * the counting site, whichever site the entry probe takes); the ABI check
- * keeps a binary whose Go version is unknown on TLS. */
-static enum call_g find_g(const struct go_binary *bin,
-			  const struct func_probe *p)
+/* On x86-64, R14 is g in register-ABI code only, which its stack check
+ * proves (G_IN_REG, the site's g_in_reg: at the counting site, whichever site the entry probe
+ * takes; never in an inlined copy, whose caller's ABI nothing checks);
+ * the ABI check keeps a binary whose Go version is unknown on TLS. gc's
+ * arm64 code keeps g in R28 throughout. */
+static enum call_g find_g(const struct go_binary *bin, bool g_in_reg)
 {
 	if (bin->is_gccgo)
 		return CALL_G_NONE;
-	if (bin->abi == GO_ABI_REGISTER && p->site.g_in_reg)
+	if (bin->elf->machine == EM_AARCH64)
+		return CALL_G_R28;
+	if (bin->abi == GO_ABI_REGISTER && g_in_reg)
 		return CALL_G_R14;
 	return CALL_G_TLS;
 }
@@ -85,7 +88,7 @@ static int find_exits(const struct go_binary *bin, const struct go_func *fn,
 	int err;
 
 	/* not again what the counting site's choice decoded */
-	err = exit_sites__find_known(bin, fn, &p->site, &exits, &n);
+	err = machine_code__exit_sites(bin, fn, &p->site, &exits, &n);
 	if (err)
 		return err;
 	return set_exits(bin, p->name, exits, n, cs);
@@ -102,7 +105,7 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 	if (p->inlined || !fn || fn->addr != p->func_addr)
 		return gt_error(-EINVAL, "%s: no function at 0x%llx", p->name,
 				(unsigned long long)p->func_addr);
-	out->g = find_g(bin, p);
+	out->g = find_g(bin, p->site.g_in_reg);
 	if (want & CALL_SITES_ENTRY)
 		err = find_entry(bin, fn, p, out);
 	if (!err && (want & CALL_SITES_EXITS))
@@ -154,7 +157,7 @@ int call_sites__find_inlined(const struct go_binary *bin,
 	memset(out, 0, sizeof(*out));
 	if (!p->inlined)
 		return gt_error(-EINVAL, "%s: not an inlined copy", p->name);
-	out->g = bin->is_gccgo ? CALL_G_NONE : CALL_G_TLS;
+	out->g = find_g(bin, false);
 	out->entry = p->site;
 	out->entry_offset = p->offset;
 	err = inline_ends__find(e, p->func_addr, p->site.addr, p->code,
@@ -184,6 +187,8 @@ uint64_t call_sites__inlined_flags(const struct go_binary *bin, uint64_t addr)
 	uint64_t flags = COOKIE_INLINED;
 	int32_t frame;
 
+	if (find_g(bin, false) == CALL_G_R28)
+		flags |= COOKIE_G_IN_REG;
 	if (!bin->pclntab ||
 	    pclntab__frame_size_at(bin->pclntab, addr, &frame) || frame)
 		flags |= COOKIE_IN_FRAME;
@@ -193,7 +198,7 @@ uint64_t call_sites__inlined_flags(const struct go_binary *bin, uint64_t addr)
 
 uint64_t call_sites__g_flag(const struct call_sites *cs)
 {
-	return cs->g == CALL_G_R14 ? COOKIE_G_IN_R14 : 0;
+	return cs->g == CALL_G_R14 || cs->g == CALL_G_R28 ? COOKIE_G_IN_REG : 0;
 }
 
 void call_sites__free(struct call_sites *cs)
@@ -207,6 +212,8 @@ const char *call_g__str(enum call_g g)
 	switch (g) {
 	case CALL_G_R14:
 		return "g from R14";
+	case CALL_G_R28:
+		return "g from R28";
 	case CALL_G_TLS:
 		return "g from TLS";
 	case CALL_G_NONE:

@@ -15,10 +15,11 @@
  * copies stacks. Each exit sees SP as the entry saw it (the return address
  * on top), so an entry and its exit pair by goroutine and stack depth.
  *
- * g: in R14 at the entry and at every exit of register-ABI Go code (its
- * stack check compares against g.stackguard0 through R14); in the thread's
- * TLS slot in other gc code; nowhere BPF reads it in gccgo code, whose
- * calls are told apart by SP alone (its stacks never move).
+ * g: on x86-64, in R14 at the entry and at every exit of register-ABI Go
+ * code (its stack check compares against g.stackguard0 through R14), in
+ * the thread's TLS slot in other gc code; on arm64, in R28 in all gc code,
+ * whatever its ABI; nowhere BPF reads it in gccgo code, whose calls are
+ * told apart by SP alone (its stacks never move).
  */
 #ifndef GOTOOLS_CALL_SITES_H
 #define GOTOOLS_CALL_SITES_H
@@ -34,7 +35,8 @@
 
 enum call_g {
 	CALL_G_TLS,	/* gc: g = *(fsbase + the layout's TLS offset) */
-	CALL_G_R14,	/* gc register-ABI code: g = R14 */
+	CALL_G_R14,	/* gc register-ABI code on x86-64: g = R14 */
+	CALL_G_R28,	/* gc code on arm64, every ABI: g = R28 */
 	CALL_G_NONE,	/* gccgo: no g that BPF reads */
 };
 
@@ -81,8 +83,8 @@ void call_sites__free(struct call_sites *cs);
  * EXIT_TAIL_JMP where it ends its caller too, each where SP is as at the
  * copy's entry (the pcsp table says; an end where it is not leaves the
  * copy out), so that entry and end pair by stack depth as a call's do;
- * its entry, P's site; g from TLS (the copy's code is its caller's,
- * whatever its ABI), none in gccgo.
+ * its entry, P's site; g from TLS on x86-64 (the copy's code is its
+ * caller's, whatever its ABI), from R28 on arm64, none in gccgo.
  * Returns as call_sites__find(): with LO, a copy whose ends cannot be
  * told, or that never ends, is recorded there and 1 returned.
  */
@@ -95,16 +97,17 @@ int call_sites__find_inlined(const struct go_binary *bin,
  * whose code is its caller's: COOKIE_INLINED; COOKIE_IN_FRAME, the
  * caller's frame set up, unless the pcsp table says it has none there
  * (where nothing says, no return address is read off the stack: a frame
- * missing from -U, never a wrong one). g is read from TLS there, whatever
- * the caller's ABI (no COOKIE_G_IN_R14).
+ * missing from -U, never a wrong one). g is read from TLS there on x86-64,
+ * whatever the caller's ABI, from R28 on arm64 (COOKIE_G_IN_REG).
  */
 uint64_t call_sites__inlined_flags(const struct go_binary *bin, uint64_t addr);
 
 /* The cookie flag (bpf/cookie.h) that tells BPF where g is at the sites
- * of CS: COOKIE_G_IN_R14, or 0 (TLS; for gccgo, unused). */
+ * of CS: COOKIE_G_IN_REG (R14 or R28), or 0 (TLS; for gccgo, unused). */
 uint64_t call_sites__g_flag(const struct call_sites *cs);
 
-/* "g from R14", "g from TLS", "keyed by SP" (gccgo), for -v. */
+/* "g from R14", "g from R28", "g from TLS", "keyed by SP" (gccgo), for
+ * -v. */
 const char *call_g__str(enum call_g g);
 
 #endif

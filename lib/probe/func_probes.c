@@ -12,8 +12,7 @@
 #include "probe/inline_sites.h"
 #include "probe/probe_spec.h"
 #include "x86/inline_ends.h"
-#include "x86/probe_site.h"
-#include "x86/uprobe_insn.h"
+#include "probe/machine_code.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */
 struct probe_caps {
@@ -105,7 +104,7 @@ static int add_probe(const struct go_binary *bin, struct func_probes *fp,
 	/* the kernel emulates only instructions it accepted first: no need
 	 * to decode an emulated site again */
 	if (!probe->site.emulated &&
-	    !uprobe_insn__probeable(bin->elf, probe->site.addr))
+	    !machine_code__probeable(bin->elf, probe->site.addr))
 		return add_refused(fp, caps, probe);
 	err = gt_ensure_mem((void **)&fp->probes, &caps->probes,
 			    sizeof(*fp->probes), fp->n + 1);
@@ -132,7 +131,7 @@ static int add_function(const struct go_binary *bin, const struct go_func *fn,
 	};
 	int err;
 
-	err = probe_site__for_entry(bin, fn, &probe.site);
+	err = machine_code__probe_site(bin, fn, &probe.site);
 	if (err)
 		return err;
 	return add_probe(bin, fp, caps, &probe);

@@ -9,7 +9,7 @@
 #include "probe/gstate_tracker.h"
 #include "probe/uprobes.h"
 #include "x86/indexed_table.h"
-#include "x86/uprobe_insn.h"
+#include "probe/machine_code.h"
 
 /* Longer wait reason strings are not the table we look for. */
 #define REASON_MAX_LEN	64
@@ -139,13 +139,13 @@ static int add_site(const struct go_binary *bin, struct gstate_tracker *t,
 	if (!fn)
 		return gt_error(-ENOTSUP, "%s has no %s to follow goroutines by",
 				bin->elf->path, name);
-	if (!uprobe_insn__probeable(bin->elf, fn->addr))
+	if (!machine_code__probeable(bin->elf, fn->addr))
 		return gt_error(-ENOTSUP, "%s: the kernel cannot probe the entry of %s",
 				bin->elf->path, name);
 	if (elf_file__vaddr_to_offset(bin->elf, fn->addr, &off))
 		return gt_error(-ENOTSUP, "%s: %s is not in the file",
 				bin->elf->path, name);
-	t->emulated[site] = uprobe_insn__emulated_at(bin->elf, fn->addr);
+	t->emulated[site] = machine_code__emulated_at(bin->elf, fn->addr);
 	return uprobe_list__add(&t->sites, off, site);
 }
 

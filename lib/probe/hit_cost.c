@@ -16,25 +16,32 @@
 #define EMULATED_CALLS		4000	/* ~3 ms at 0.7 us a hit */
 #define STEPPED_CALLS		400	/* ~4 ms at 10 us a hit */
 
-#ifdef __x86_64__
 /* The two probed functions: their first instruction is the probe site,
- * "jmp .+2" (eb 00, emulated) and "mov %rdi,%rax" (48 89 f8,
- * single-stepped). In assembly, so no compiler puts anything before it. */
+ * one the kernel emulates (simulates, on arm64) and one it single-steps.
+ * In assembly, so no compiler puts anything before it. */
+#if defined(__x86_64__)
+/* "jmp .+2" (eb 00) and "mov %rdi,%rax" (48 89 f8) */
+#define HIT_COST_EMULATED	".byte 0xeb, 0x00\n"
+#define HIT_COST_STEPPED	".byte 0x48, 0x89, 0xf8\n"
+#elif defined(__aarch64__)
+/* "b .+4" and "mov x0, x1" (orr x0, xzr, x1) */
+#define HIT_COST_EMULATED	".inst 0x14000001\n"
+#define HIT_COST_STEPPED	".inst 0xaa0103e0\n"
+#endif
 __asm__(".pushsection .text\n"
-	".type gt_hit_cost_emulated, @function\n"
+	".type gt_hit_cost_emulated, %function\n"
 	"gt_hit_cost_emulated:\n"
-	"	.byte 0xeb, 0x00\n"
-	"	ret\n"
+	HIT_COST_EMULATED
+	"ret\n"
 	".size gt_hit_cost_emulated, .-gt_hit_cost_emulated\n"
-	".type gt_hit_cost_stepped, @function\n"
+	".type gt_hit_cost_stepped, %function\n"
 	"gt_hit_cost_stepped:\n"
-	"	.byte 0x48, 0x89, 0xf8\n"
-	"	ret\n"
+	HIT_COST_STEPPED
+	"ret\n"
 	".size gt_hit_cost_stepped, .-gt_hit_cost_stepped\n"
 	".popsection\n");
 void gt_hit_cost_emulated(void);
 void gt_hit_cost_stepped(void);
-#endif
 
 /* The offset in this program's file (libgotools.a is linked in) of its
  * code at ADDR, from /proc/self/maps. */
@@ -118,7 +125,6 @@ static int time_hit(struct bpf_program *prog, void (*fn)(void), int n,
 
 int hit_cost__measure(struct hit_cost *c)
 {
-#ifdef __x86_64__
 	struct floor_bpf *obj = floor_bpf__open();
 	int err;
 
@@ -137,7 +143,4 @@ int hit_cost__measure(struct hit_cost *c)
 			       STEPPED_CALLS, &c->stepped_ns);
 	floor_bpf__destroy(obj);
 	return err;
-#else
-	return gt_error(-ENOTSUP, "--max-overhead: hit costs are measured on x86-64 only");
-#endif
 }

@@ -2,8 +2,8 @@
 /*
  * What one uprobe hit costs the thread that hits it, on this machine and
  * kernel: the trap, the kernel's handling and an empty BPF program. The
- * kernel emulates some instructions (a jump, a push: x86/uprobe_insn.h) and
- * single-steps the others out of line, which takes a second trap: on a
+ * kernel emulates some instructions (a jump, a push: x86/uprobe_insn.h; a
+ * branch, arm64/uprobe_insn.h) and single-steps the others out of line, which takes a second trap: on a
  * virtual machine ten times the cost. --max-overhead (cli/overhead_limit.h)
  * weighs the hits of each kind of site by these costs.
  */
@@ -17,10 +17,10 @@ struct hit_cost {
 
 /*
  * Measure both: probe two functions of this process (an emulated jmp, a
- * single-stepped mov) with the empty program of bpf/floor.bpf.c, call
- * each in a loop, and take the least time per call over a few rounds less
- * the time untraced. About 50 ms. Returns 0, or a negative errno with a
- * reason (-ENOTSUP off x86-64).
+ * single-stepped mov; a b and a mov on arm64) with the empty program of
+ * bpf/floor.bpf.c, call each in a loop, and take the least time per call
+ * over a few rounds less the time untraced. About 50 ms. Returns 0, or a
+ * negative errno with a reason.
  */
 int hit_cost__measure(struct hit_cost *c);
 

@@ -2,6 +2,7 @@
 /* A counting site, whatever the machine (probe_site.h). */
 #include "gobin/go_binary.h"
 #include "site/probe_site.h"
+#include "cookie.h"
 
 void probe_site__init_entry(struct probe_site *site, uint64_t entry)
 {
@@ -32,4 +33,16 @@ const char *probe_site__func_name_at(void *ctx, uint64_t addr)
 	const struct go_func *fn = go_binary__func_at(ctx, addr);
 
 	return fn ? fn->name : NULL;
+}
+
+/* x86's EFLAGS bits are all below PSTATE's NZCV (bits 31-28): a site's
+ * flags tell its machine. */
+_Static_assert(((EFLAGS_CF | EFLAGS_ZF) >> PSTATE_NZCV_SHIFT) == 0,
+	       "EFLAGS' bits are apart from NZCV's");
+
+uint16_t probe_site__cookie_skip(const struct probe_site *site)
+{
+	if ((site->skip_flags | site->skip_clear) >> PSTATE_NZCV_SHIFT)
+		return COOKIE_SKIP_NZCV(site->skip_flags, site->skip_clear);
+	return site->skip_flags;
 }

@@ -84,6 +84,11 @@ void probe_site__init_entry(struct probe_site *site, uint64_t entry);
 
 const char *probe_site_kind__str(enum probe_site_kind kind);
 
+/* SITE's skip flags as an attach cookie holds them (bpf/cookie.h): x86's
+ * EFLAGS bits as they are; arm64's NZCV bits, and those of them that take
+ * the branch when clear, packed by COOKIE_SKIP_NZCV(). */
+uint16_t probe_site__cookie_skip(const struct probe_site *site);
+
 /* The name of the function at ADDR, or NULL. */
 typedef const char *(*probe_site_name_fn)(void *ctx, uint64_t addr);
 

@@ -280,8 +280,9 @@ static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 				(unsigned long long)cs->entry.addr,
 				probe_site_kind__str(cs->entry.kind));
 		return uprobe_list__add(sites, cs->entry_offset,
-					COOKIE_MAKE(idx, cs->entry.skip_flags, g |
-					COOKIE_COST_FLAG(cs->entry.emulated)));
+					COOKIE_MAKE(idx,
+						    probe_site__cookie_skip(&cs->entry),
+						    g | COOKIE_COST_FLAG(cs->entry.emulated)));
 	}
 	for (i = 0; i < cs->nexits && !err; i++) {
 		if (s->verbose)
@@ -417,8 +418,9 @@ static int add_inlined_sites(struct trace_plan_set *s,
 				p->name, (unsigned long long)p->site.addr,
 				probe_site_kind__str(p->site.kind));
 		return uprobe_list__add(sites, p->offset,
-					COOKIE_MAKE(idx, p->site.skip_flags, flags |
-					COOKIE_COST_FLAG(p->site.emulated)));
+					COOKIE_MAKE(idx,
+						    probe_site__cookie_skip(&p->site),
+						    flags | COOKIE_COST_FLAG(p->site.emulated)));
 	}
 	/* SP, and so the frame, at each end is as at the entry */
 	for (i = 0; !err && i < cs->nexits; i++) {

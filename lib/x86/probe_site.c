@@ -194,8 +194,9 @@ int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
 	return err;
 }
 
-int probe_site__for_entry(const struct go_binary *bin,
-			  const struct go_func *fn, struct probe_site *site)
+int probe_site__for_entry_x86(const struct go_binary *bin,
+			      const struct go_func *fn,
+			      struct probe_site *site)
 {
 	const uint8_t *code;
 	size_t len;

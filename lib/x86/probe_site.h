@@ -19,10 +19,11 @@
 /* Choose the counting site of FN (the entry in a binary of another
  * machine). Returns 0, or a negative errno when the code cannot be
  * read. */
-int probe_site__for_entry(const struct go_binary *bin,
-			  const struct go_func *fn, struct probe_site *site);
+int probe_site__for_entry_x86(const struct go_binary *bin,
+			      const struct go_func *fn,
+			      struct probe_site *site);
 
-/* The choice probe_site__for_entry makes, on LEN bytes of x86-64 code whose
+/* The choice probe_site__for_entry_x86 makes, on LEN bytes of x86-64 code whose
  * first byte (the function's entry) is at virtual address ADDR; NAME_AT
  * recognises runtime.morestack. Returns 0, or a negative errno. */
 int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,

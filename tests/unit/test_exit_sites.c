@@ -359,7 +359,7 @@ static void check_narrowed(const char *name)
 
 		ea = exit_sites__find(bin, fn, &a, &na);
 		eb = exit_sites__find_whole(bin, fn, &b, &nb);
-		CHECK_EQ_INT(probe_site__for_entry(bin, fn, &site), 0);
+		CHECK_EQ_INT(probe_site__for_entry_x86(bin, fn, &site), 0);
 		ec = exit_sites__find_known(bin, fn, &site, &c, &nc);
 		nskipped += site.no_exit[1].to > site.no_exit[1].from;
 		nbodies += site.kind != PROBE_SITE_STACK_CHECK &&

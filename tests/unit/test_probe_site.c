@@ -511,7 +511,7 @@ static bool check_func(const char *fixture, const struct go_binary *bin,
 	uint64_t end = fn->addr + fn->size;
 	bool ok = true;
 
-	if (probe_site__for_entry(bin, fn, &s) != 0) {
+	if (probe_site__for_entry_x86(bin, fn, &s) != 0) {
 		fprintf(stderr, "%s: %s: %s\n", fixture, fn->name,
 			gt_last_error());
 		return false;
@@ -599,22 +599,22 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 		struct probe_site s2;
 
 		CHECK(fn != NULL);
-		if (!fn || probe_site__for_entry(bin, fn, &s))
+		if (!fn || probe_site__for_entry_x86(bin, fn, &s))
 			continue;
 		/* Without a size, the code up to the next function. */
 		unsized = *fn;
 		unsized.size = 0;
-		CHECK_EQ_INT(probe_site__for_entry(bin, &unsized, &s2), 0);
+		CHECK_EQ_INT(probe_site__for_entry_x86(bin, &unsized, &s2), 0);
 		CHECK_EQ_INT(s2.addr, s.addr);
 		CHECK_EQ_INT(s2.kind, s.kind);
 		/* Code that is not in the file: an error, with a reason. */
 		unmapped = *fn;
 		unmapped.addr = 0x7fff00000000ull;
 		gt_error_clear();
-		CHECK(probe_site__for_entry(bin, &unmapped, &s2) < 0);
+		CHECK(probe_site__for_entry_x86(bin, &unmapped, &s2) < 0);
 		CHECK(strstr(gt_last_error(), fn->name) != NULL);
 		unmapped.size = 0;
-		CHECK(probe_site__for_entry(bin, &unmapped, &s2) < 0);
+		CHECK(probe_site__for_entry_x86(bin, &unmapped, &s2) < 0);
 		if (minor < 0) {	/* gccgo: the split-stack jae/jb */
 			long at = objdump_listing__find(&l, s.addr);
 
@@ -631,7 +631,7 @@ static void check_fixture(const char *fixture, const char *symtab_of,
 		struct probe_site s;
 
 		CHECK(fn != NULL);
-		if (fn && !probe_site__for_entry(bin, fn, &s))
+		if (fn && !probe_site__for_entry_x86(bin, fn, &s))
 			CHECK(s.kind != PROBE_SITE_STACK_CHECK);
 	}
 	/* The Go runtime is mostly functions with a stack check. */

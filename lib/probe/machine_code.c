@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* Each binary's code read by its machine's decoder (machine_code.h). */
+#include <elf.h>
+#include "arm64/exit_sites.h"
+#include "arm64/probe_site.h"
+#include "arm64/uprobe_insn.h"
+#include "probe/machine_code.h"
+#include "x86/exit_sites.h"
+#include "x86/probe_site.h"
+#include "x86/uprobe_insn.h"
+
+static bool is_arm64(const struct elf_file *ef)
+{
+	return ef->machine == EM_AARCH64;
+}
+
+int machine_code__probe_site(const struct go_binary *bin,
+			     const struct go_func *fn,
+			     struct probe_site *site)
+{
+	if (is_arm64(bin->elf))
+		return probe_site__for_entry_arm64(bin, fn, site);
+	return probe_site__for_entry_x86(bin, fn, site);
+}
+
+int machine_code__exit_sites(const struct go_binary *bin,
+			     const struct go_func *fn,
+			     const struct probe_site *site,
+			     struct exit_site **sites, size_t *n)
+{
+	if (is_arm64(bin->elf))
+		return arm64_exit_sites__find(bin, fn, site, false, sites, n);
+	return exit_sites__find_known(bin, fn, site, sites, n);
+}
+
+bool machine_code__probeable(const struct elf_file *ef, uint64_t addr)
+{
+	if (is_arm64(ef))
+		return arm64_uprobe_insn__probeable_at(ef, addr);
+	return uprobe_insn__probeable(ef, addr);
+}
+
+bool machine_code__emulated_at(const struct elf_file *ef, uint64_t addr)
+{
+	if (is_arm64(ef))
+		return arm64_uprobe_insn__simulated_at(ef, addr);
+	return uprobe_insn__emulated_at(ef, addr);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine code of a binary, read by the decoder of its machine: the
+ * one place that asks x86/ for an x86-64 binary and arm64/ for an arm64
+ * one (elf_file's machine), so that everything above it, the probes of
+ * every tool, is the same on both.
+ *
+ * The tools probe only code of the machine they run on (the BPF programs
+ * are built for it: elf_file__check_machine()); the decoders read either
+ * on any machine, which the unit tests use.
+ */
+#ifndef GOTOOLS_MACHINE_CODE_H
+#define GOTOOLS_MACHINE_CODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "elf/elf_file.h"
+#include "gobin/go_binary.h"
+#include "site/exit_site.h"
+#include "site/probe_site.h"
+
+/* The counting site of FN (site/probe_site.h). Returns 0, or a negative
+ * errno when its code cannot be read or decoded. */
+int machine_code__probe_site(const struct go_binary *bin,
+			     const struct go_func *fn,
+			     struct probe_site *site);
+
+/* Every exit of FN, by address (malloc()ed into *SITES, *N of them), not
+ * decoding again the code SITE, FN's counting site, found none in
+ * (site/exit_site.h). Returns 0, or a negative errno. */
+int machine_code__exit_sites(const struct go_binary *bin,
+			     const struct go_func *fn,
+			     const struct probe_site *site,
+			     struct exit_site **sites, size_t *n);
+
+/* Does the kernel accept a uprobe on the instruction at ADDR of EF? */
+bool machine_code__probeable(const struct elf_file *ef, uint64_t addr);
+
+/* Does it emulate (x86-64) or simulate (arm64) that instruction, rather
+ * than single-step it? False where it cannot be read. */
+bool machine_code__emulated_at(const struct elf_file *ef, uint64_t addr);
+
+#endif
