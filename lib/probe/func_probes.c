@@ -4,15 +4,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "x86/abi_wrapper.h"
 #include "core/error.h"
 #include "core/mem.h"
 #include "core/name_table.h"
 #include "probe/func_probes.h"
 #include "probe/inline_sites.h"
-#include "probe/probe_spec.h"
-#include "x86/inline_ends.h"
 #include "probe/machine_code.h"
+#include "probe/probe_spec.h"
+#include "x86/abi_wrapper.h"
+#include "x86/inline_ends.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */
 struct probe_caps {

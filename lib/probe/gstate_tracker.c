@@ -7,9 +7,8 @@
 #include "core/error.h"
 #include "goabi/go_abi.h"
 #include "probe/gstate_tracker.h"
-#include "probe/uprobes.h"
-#include "x86/indexed_table.h"
 #include "probe/machine_code.h"
+#include "probe/uprobes.h"
 
 /* Longer wait reason strings are not the table we look for. */
 #define REASON_MAX_LEN	64
@@ -91,7 +90,7 @@ static int read_reasons(const struct go_binary *bin, struct gstate_tracker *t)
 	if (!fn)
 		return gt_error(-ENOTSUP, "%s has no runtime.waitReason.String to find the wait reasons by",
 				bin->elf->path);
-	err = indexed_table__find(bin, fn, &table, &n);
+	err = machine_code__indexed_table(bin, fn, &table, &n);
 	if (err)
 		return err;
 	if (!n || n > GSTATE_MAX_REASONS)

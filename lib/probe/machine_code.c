@@ -2,10 +2,12 @@
 /* Each binary's code read by its machine's decoder (machine_code.h). */
 #include <elf.h>
 #include "arm64/exit_sites.h"
+#include "arm64/indexed_table.h"
 #include "arm64/probe_site.h"
 #include "arm64/uprobe_insn.h"
 #include "probe/machine_code.h"
 #include "x86/exit_sites.h"
+#include "x86/indexed_table.h"
 #include "x86/probe_site.h"
 #include "x86/uprobe_insn.h"
 
@@ -45,4 +47,13 @@ bool machine_code__emulated_at(const struct elf_file *ef, uint64_t addr)
 	if (is_arm64(ef))
 		return arm64_uprobe_insn__simulated_at(ef, addr);
 	return uprobe_insn__emulated_at(ef, addr);
+}
+
+int machine_code__indexed_table(const struct go_binary *bin,
+				const struct go_func *fn, uint64_t *table,
+				uint64_t *len)
+{
+	if (is_arm64(bin->elf))
+		return arm64_indexed_table__find(bin, fn, table, len);
+	return indexed_table__find(bin, fn, table, len);
 }

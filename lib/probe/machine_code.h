@@ -41,4 +41,10 @@ bool machine_code__probeable(const struct elf_file *ef, uint64_t addr);
  * than single-step it? False where it cannot be read. */
 bool machine_code__emulated_at(const struct elf_file *ef, uint64_t addr);
 
+/* The length and address of the table FN indexes (x86/indexed_table.h,
+ * arm64/indexed_table.h). Returns 0, or -ENOENT with a reason. */
+int machine_code__indexed_table(const struct go_binary *bin,
+				const struct go_func *fn, uint64_t *table,
+				uint64_t *len);
+
 #endif
