@@ -184,3 +184,30 @@ bool arm64_br__through_table(const uint8_t *code, size_t len, uint64_t entry,
 	       a->operands[1].type == ARM64_OP_MEM &&
 	       a->operands[1].mem.index != ARM64_REG_INVALID;
 }
+
+int arm64_disasm__branch_targets(const struct go_binary *bin,
+				 const struct go_func *fn, size_t window,
+				 uint64_t *targets, size_t max, size_t *n)
+{
+	const uint8_t *code;
+	enum site_flow flow;
+	size_t len, off;
+	bool ret;
+	int err;
+
+	*n = 0;
+	err = arm64_disasm__func_code(bin, fn, &code, &len);
+	if (err)
+		return err;
+	if (len > window)
+		len = window & ~(size_t)3;
+	for (off = 0; off < len && *n < max; off += 4) {
+		uint32_t word = arm64_insn__word(code + off);
+
+		flow = arm64_insn__flow(word, &ret);
+		if ((flow == SITE_FLOW_CALL || flow == SITE_FLOW_JMP) &&
+		    arm64_insn__target(word, fn->addr + off, &targets[*n]))
+			(*n)++;
+	}
+	return 0;
+}

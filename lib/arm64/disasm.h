@@ -69,4 +69,11 @@ size_t arm64_disasm__padding(const uint8_t *code, size_t len);
 bool arm64_br__through_table(const uint8_t *code, size_t len, uint64_t entry,
 			     uint64_t addr);
 
+/* The targets of the direct calls and jumps (bl, b; not conditional ones)
+ * in the first WINDOW bytes of FN's code (site/abi_wrapper.h's
+ * branch_targets_fn). */
+int arm64_disasm__branch_targets(const struct go_binary *bin,
+				 const struct go_func *fn, size_t window,
+				 uint64_t *targets, size_t max, size_t *n);
+
 #endif

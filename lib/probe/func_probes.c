@@ -11,7 +11,6 @@
 #include "probe/inline_sites.h"
 #include "probe/machine_code.h"
 #include "probe/probe_spec.h"
-#include "x86/abi_wrapper.h"
 #include "x86/inline_ends.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */
@@ -161,7 +160,7 @@ static int add_functions(const struct go_binary *bin,
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && !strcmp(sel[j]->name, sel[i]->name); j++)
 			;
-		err = abi_wrapper__mark(bin, sel + i, j - i, wrapper + i);
+		err = machine_code__abi_wrappers(bin, sel + i, j - i, wrapper + i);
 		for (k = i; k < j && !err; k++)
 			if (!wrapper[k])
 				err = add_function(bin, sel[k], fp, caps);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Each binary's code read by its machine's decoder (machine_code.h). */
 #include <elf.h>
+#include "arm64/disasm.h"
 #include "arm64/exit_sites.h"
 #include "arm64/indexed_table.h"
 #include "arm64/probe_site.h"
 #include "arm64/uprobe_insn.h"
 #include "probe/machine_code.h"
+#include "site/abi_wrapper.h"
+#include "x86/disasm.h"
 #include "x86/exit_sites.h"
 #include "x86/indexed_table.h"
 #include "x86/probe_site.h"
@@ -56,4 +59,14 @@ int machine_code__indexed_table(const struct go_binary *bin,
 	if (is_arm64(bin->elf))
 		return arm64_indexed_table__find(bin, fn, table, len);
 	return indexed_table__find(bin, fn, table, len);
+}
+
+int machine_code__abi_wrappers(const struct go_binary *bin,
+			       const struct go_func *const *group, size_t n,
+			       bool *wrapper)
+{
+	return abi_wrapper__mark(bin, group, n,
+				 is_arm64(bin->elf) ?
+				 arm64_disasm__branch_targets :
+				 x86_disasm__branch_targets, wrapper);
 }

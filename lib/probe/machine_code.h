@@ -47,4 +47,10 @@ int machine_code__indexed_table(const struct go_binary *bin,
 				const struct go_func *fn, uint64_t *table,
 				uint64_t *len);
 
+/* Which of the N functions of GROUP, which share a name, are ABI
+ * wrappers of another (site/abi_wrapper.h). */
+int machine_code__abi_wrappers(const struct go_binary *bin,
+			       const struct go_func *const *group, size_t n,
+			       bool *wrapper);
+
 #endif

@@ -68,6 +68,41 @@ bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target)
 	return true;
 }
 
+int x86_disasm__branch_targets(const struct go_binary *bin,
+			       const struct go_func *fn, size_t window,
+			       uint64_t *targets, size_t max, size_t *n)
+{
+	const uint8_t *code;
+	uint64_t addr = fn->addr;
+	const cs_insn *ci;
+	cs_insn *insn;
+	size_t len;
+	csh cs;
+	int err;
+
+	*n = 0;
+	err = x86_disasm__func_code(bin, fn, &code, &len);
+	if (!err)
+		err = x86_disasm__handle(false, &cs);
+	if (err)
+		return err;
+	if (len > window)
+		len = window;
+	insn = cs_malloc(cs);
+	if (!insn)
+		return gt_error(-ENOMEM, "out of memory");
+	/* decoded without operands, a call or jump again with them */
+	while (*n < max && cs_disasm_iter(cs, &code, &len, &addr, insn)) {
+		if (insn->id != X86_INS_CALL && insn->id != X86_INS_JMP)
+			continue;
+		ci = x86_disasm__operands(insn);
+		if (ci && x86_insn__direct_target(ci, &targets[*n]))
+			(*n)++;
+	}
+	cs_free(insn, 1);
+	return 0;
+}
+
 enum x86_flow x86_insn__flow(unsigned int id)
 {
 	switch (id) {

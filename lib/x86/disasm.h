@@ -38,6 +38,13 @@ const cs_insn *x86_disasm__operands(const cs_insn *plain);
  * address, into *TARGET; false for one through a register or memory. */
 bool x86_insn__direct_target(const cs_insn *ci, uint64_t *target);
 
+/* The targets of the direct calls and jumps (not conditional ones) in the
+ * first WINDOW bytes of FN's code (site/abi_wrapper.h's
+ * branch_targets_fn). */
+int x86_disasm__branch_targets(const struct go_binary *bin,
+			       const struct go_func *fn, size_t window,
+			       uint64_t *targets, size_t max, size_t *n);
+
 /* Is CI (decoded with operands) `lea disp(%rip),%reg`? The register into
  * *REG, the address it loads into *ADDR. */
 bool x86_insn__rip_lea(const cs_insn *ci, x86_reg *reg, uint64_t *addr);

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `go tool objdump` of a fixture, by the Go release that built it, as a
+ * listing of functions and instructions: the ground truth of the arm64
+ * unit tests (Go's own disassembler, not capstone, which lib/arm64 uses).
+ */
+#ifndef GOTOOLS_TEST_GO_OBJDUMP_H
+#define GOTOOLS_TEST_GO_OBJDUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct line {
+	uint64_t addr;
+	uint32_t word;		/* the instruction, as objdump read it */
+	char mn[16];
+	char ops[112];
+};
+
+struct func {
+	char *name;
+	size_t first, n;	/* its lines */
+};
+
+struct listing {
+	struct line *lines;
+	size_t nlines, cap;
+	struct func *funcs;
+	size_t nfuncs, fcap;
+};
+
+static inline const char *go_cache(void)
+{
+	const char *c = getenv("GT_CACHE");
+
+	return c ? c : "/var/cache/gotools";
+}
+
+static inline bool grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	*cap = *cap ? *cap * 2 : 1024;
+	p = realloc(*v, *cap * size);
+	if (!p)
+		return false;
+	*v = p;
+	return true;
+}
+
+/* "  main.go:79\t\t0xa6d60\t\t\tf9400b90\t\tMOVD 16(R28), R16\t\t\t" */
+static inline bool parse_line(char *s, struct line *l)
+{
+	char *f[4], *tok, *save = NULL;
+	size_t n = 0, w;
+
+	for (tok = strtok_r(s, "\t\n", &save); tok && n < 4;
+	     tok = strtok_r(NULL, "\t\n", &save))
+		if (strspn(tok, " ") != strlen(tok))
+			f[n++] = tok;
+	if (n < 4 || strncmp(f[1], "0x", 2))
+		return false;
+	l->addr = strtoull(f[1], NULL, 16);
+	l->word = (uint32_t)strtoul(f[2], NULL, 16);
+	w = strcspn(f[3], " ");
+	snprintf(l->mn, sizeof(l->mn), "%.*s", (int)w, f[3]);
+	snprintf(l->ops, sizeof(l->ops), "%s", f[3] + w + strspn(f[3] + w, " "));
+	w = strlen(l->ops);
+	while (w && l->ops[w - 1] == ' ')
+		l->ops[--w] = '\0';
+	return true;
+}
+
+/* `go tool objdump PATH` by Go 1.V, into L. */
+static inline bool listing__load(struct listing *l, int v, const char *path)
+{
+	char cmd[8192], *buf = NULL, *end;
+	size_t cap = 0;
+	FILE *f;
+	int status;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(cmd, sizeof(cmd),
+		 "GOROOT='%s/go/1.%d' GOTOOLCHAIN=local '%s/go/1.%d/bin/go' "
+		 "tool objdump '%s'", go_cache(), v, go_cache(), v, path);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (getline(&buf, &cap, f) > 0) {
+		if (!strncmp(buf, "TEXT ", 5)) {
+			/* "TEXT name(SB) file": the name may hold spaces */
+			end = strstr(buf, "(SB) ");
+			if (!end || !grow((void **)&l->funcs, &l->fcap,
+					  l->nfuncs, sizeof(*l->funcs)))
+				break;
+			l->funcs[l->nfuncs++] = (struct func){
+				.name = strndup(buf + 5, end - buf - 5),
+				.first = l->nlines,
+			};
+			continue;
+		}
+		if (!l->nfuncs || !grow((void **)&l->lines, &l->cap,
+					l->nlines, sizeof(*l->lines)))
+			continue;
+		if (parse_line(buf, &l->lines[l->nlines])) {
+			l->nlines++;
+			l->funcs[l->nfuncs - 1].n++;
+		}
+	}
+	free(buf);
+	status = pclose(f);
+	return status == 0 && l->nfuncs > 0;
+}
+
+static inline void listing__free(struct listing *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfuncs; i++)
+		free(l->funcs[i].name);
+	free(l->funcs);
+	free(l->lines);
+}
+
+/* The function whose first instruction is at ADDR, or NULL. */
+static inline const struct func *listing__func_at(const struct listing *l,
+					   uint64_t addr)
+{
+	size_t lo = 0, hi = l->nfuncs, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (!l->funcs[mid].n ||
+		    l->lines[l->funcs[mid].first].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < l->nfuncs && l->funcs[lo].n &&
+	    l->lines[l->funcs[lo].first].addr == addr)
+		return &l->funcs[lo];
+	return NULL;
+}
+
+/* The target of IN, a branch to "N(PC)" (N instructions away), into *T. */
+static inline bool pc_target(const struct line *in, uint64_t *t)
+{
+	char *end;
+	long n = strtol(in->ops, &end, 10);
+
+	if (end == in->ops || strcmp(end, "(PC)"))
+		return false;
+	*t = in->addr + (uint64_t)(n * 4);
+	return true;
+}
+
+#endif
