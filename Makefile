@@ -6,14 +6,55 @@
 #   make test         install what is needed, then run every test
 #   make install      install tools and man pages (PREFIX, DESTDIR)
 #   make STATIC=1     link each tool fully statically
+#   make ARCH=arm64   cross-build every tool for arm64 into build-arm64/, on
+#                     an x86-64 machine: always linked statically, one file
+#                     per tool to drop onto an arm64 host or into a bare
+#                     initramfs (make deps installs the cross compiler and
+#                     the arm64 libraries into $(GT_CACHE)/arm64; the tests,
+#                     fuzzers and benchmarks are the build machine's alone)
 
-OUTPUT ?= build
+# The machine's architecture, and the one built for (the kernel's names,
+# as __TARGET_ARCH_ and bpf/ have them): make ARCH=arm64 on another machine
+# cross-builds.
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH := $(HOST_ARCH)
+ifneq ($(ARCH),$(HOST_ARCH))
+ifneq ($(ARCH)-$(HOST_ARCH),arm64-x86)
+$(error make ARCH=$(ARCH): the one cross build is ARCH=arm64 on an x86-64 machine)
+endif
+CROSS_BUILD := 1
+# Debian's cross compiler, and the GNU type its libraries are kept under
+# (usr/lib/aarch64-linux-gnu).
+TARGET := aarch64-linux-gnu
+CROSS_COMPILE ?= $(TARGET)-
+endif
+
+# Its own build directory: a cross build never mixes objects with the
+# machine's own.
+OUTPUT ?= build$(if $(CROSS_BUILD),-$(ARCH))
 PREFIX ?= /usr/local
 DESTDIR ?=
 CLANG ?= clang
 CC ?= cc
 BPFTOOL ?= bpftool
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifdef CROSS_BUILD
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+# Tests, fuzzers and benchmarks run where they are built.
+ifneq ($(filter test unit-tests fixtures demo bench,$(MAKECMDGOALS)),)
+$(error make ARCH=$(ARCH) builds the tools alone: tests, fuzzers and benchmarks are the build machine's ($(HOST_ARCH)))
+endif
+# The arm64 libraries are .a files alone, and the tools are for hosts
+# that may have nothing else (a bare initramfs): linked statically, always.
+ifneq ($(filter-out 1,$(STATIC)),)
+$(error make ARCH=$(ARCH) links statically only (STATIC=$(STATIC)))
+endif
+override STATIC := 1
+endif
 
 TOOLS := gofunccount gofunclatency gotrace gofuncgraph
 LIB_SRCS := $(wildcard lib/*/*.c)
@@ -31,7 +72,10 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
 # faster; the unit test that checks lib/x86 against what diet leaves out
 # (groups, registers written) links Debian's full build of the same version.
 GT_CACHE ?= /var/cache/gotools
-CAPSTONE_DIR ?= $(GT_CACHE)/capstone
+# What a cross build links comes from its architecture's folder (Debian's
+# name for it: arm64), built there by the same scripts given arm64.
+TARGET_CACHE := $(GT_CACHE)$(if $(CROSS_BUILD),/$(ARCH))
+CAPSTONE_DIR ?= $(TARGET_CACHE)/capstone
 CAPSTONE_LIB = $(CAPSTONE_DIR)/lib/libcapstone.a
 CAPSTONE_FULL_LIB := $(CAPSTONE_DIR)/lib/full/libcapstone.a
 # Written when it is built and installed.
@@ -42,13 +86,24 @@ CAPSTONE_STAMP := $(CAPSTONE_DIR)/.gotools-built
 # .a, so make STATIC=1 could not link it. Like capstone, its header comes
 # before the system's (never libmicrohttpd-dev's), and every binary links
 # its .a, so no host the tools run on needs libmicrohttpd.
-MICROHTTPD_DIR ?= $(GT_CACHE)/microhttpd
+MICROHTTPD_DIR ?= $(TARGET_CACHE)/microhttpd
 MICROHTTPD_LIB := $(MICROHTTPD_DIR)/lib/libmicrohttpd.a
 MICROHTTPD_STAMP := $(MICROHTTPD_DIR)/.gotools-built
 # What every C object waits for (capstone's first: its message comes first),
 # and every link depends on.
 CACHE_STAMPS := $(CAPSTONE_STAMP) $(MICROHTTPD_STAMP)
 CPPFLAGS += -Ilib -Ibpf -I$(OUTPUT) -I$(CAPSTONE_DIR)/include -I$(MICROHTTPD_DIR)/include
+# A cross build's libbpf, libelf, libdw and compression libraries: the
+# arm64 builds of the machine's own -dev packages, of the same versions,
+# unpacked by scripts/sysroot.sh (run by make deps); the cross compiler
+# has its own C library and kernel headers.
+ifdef CROSS_BUILD
+SYSROOT := $(TARGET_CACHE)/sysroot
+SYSROOT_STAMP := $(SYSROOT)/.gotools-built
+CACHE_STAMPS += $(SYSROOT_STAMP)
+CPPFLAGS += -I$(SYSROOT)/usr/include/$(TARGET) -I$(SYSROOT)/usr/include
+LDFLAGS += -L$(SYSROOT)/usr/lib/$(TARGET)
+endif
 # Each object records the headers it includes: make rebuilds what a header
 # change touches, and no more.
 DEPFLAGS = -MMD -MP
@@ -90,6 +145,13 @@ $(CAPSTONE_STAMP):
 # nothing could link.
 $(MICROHTTPD_STAMP):
 	@echo "libmicrohttpd is missing from $(MICROHTTPD_DIR): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
+
+# The same: without it nothing would compile (the cross compiler knows no
+# libbpf, libelf or libdw) nor link; say what to run instead.
+ifdef CROSS_BUILD
+$(SYSROOT_STAMP):
+	@echo "the $(ARCH) libraries are missing from $(SYSROOT): run make deps (or scripts/setup-deps.sh)" >&2; exit 1
+endif
 
 # What includes capstone, and everything linked, is rebuilt when it changes,
 # or when this file does (objects of a build directory made before capstone

@@ -14,18 +14,32 @@
 #                                   sources list, apt-get update (once per
 #                                   run; holds the private state's lock
 #                                   until the script exits)
-#   debian_archive_unpack PKG DIR   download PKG (NAME or NAME/SUITE) unless
-#                                   its .deb is already there, unpack it into
-#                                   DIR and set DEB_VERSION to its version
+#   debian_archive_unpack PKG DIR   download PKG (NAME, NAME/SUITE or
+#                                   NAME=VERSION; NAME may be NAME:ARCH)
+#                                   unless its .deb is already there, unpack
+#                                   it into DIR and set DEB_VERSION to its
+#                                   version
 #   debian_archive_source PKG DIR   the same for the source package PKG
 #                                   (NAME/SUITE), its Debian patches applied
 #                                   (DIR must not exist); SUITE must be in
 #                                   DEBIAN_SOURCE_SUITES when init runs
 #   debian_archive_forget NAME...   delete the downloaded .debs and sources
 #                                   of NAME...
+#   debian_archive_target [ARCH]    for a script that builds for the
+#                                   Debian architecture ARCH (the machine's
+#                                   own if empty): set TARGET_ARCH, TARGET
+#                                   (its GNU type: aarch64-linux-gnu),
+#                                   TARGET_TOOL (the prefix of its compiler
+#                                   and binutils: aarch64-linux-gnu- for
+#                                   another machine's, empty for our own)
+#                                   and TARGET_DIR (where its builds go
+#                                   under $CACHE: ARCH/ for another
+#                                   machine's, empty for our own); stop if
+#                                   its cross compiler is missing
 #   debian_archive_build_begin NAME SUITE [LINE]
-#                                   for a script that builds NAME from
-#                                   SUITE's source into $CACHE/NAME behind
+#                                   for a script that builds NAME (a path
+#                                   under $CACHE: capstone, ARCH/capstone)
+#                                   from SUITE's source into $CACHE/NAME behind
 #                                   the marker .gotools-built: exit 0 when
 #                                   the marker is there (and holds the line
 #                                   LINE, if given: one without it is of an
@@ -40,7 +54,9 @@
 #                                   directory removed on exit
 #
 # Set before debian_archive_init: DEBIAN_SOURCE_SUITES, the suites whose
-# source packages are wanted (their indexes are large: none by default).
+# source packages are wanted (their indexes are large: none by default);
+# DEBIAN_FOREIGN, the indexes of other architectures wanted, as ARCH:SUITE
+# words (arm64:trixie; as large: none by default).
 # After it: DEBIAN_MIRROR, APTDIR (download.log is there) and APT_OPTS.
 
 DEBIAN_SUITES="bullseye bookworm bookworm-backports trixie trixie-backports sid"
@@ -48,19 +64,19 @@ DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 CACHE=${GT_CACHE:-/var/cache/gotools}
 APTDIR=$CACHE/apt
 APT_OPTS=()
+DEBIAN_CODENAME=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 
 # The Debian mirror this machine already uses: the first deb source that
 # serves its own release (deb822 .sources or one-line .list format).
 # GT_DEBIAN_MIRROR overrides it.
 debian_find_mirror() {
-	local codename files=()
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	local files=()
 	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
 	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] && files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || return 0
-	awk -v want="$codename" '
+	awk -v want="$DEBIAN_CODENAME" '
 		function has(list, w,   n, a, i) {
 			n = split(list, a, /[ \t]+/)
 			for (i = 1; i <= n; i++) if (a[i] == w) return 1
@@ -95,17 +111,41 @@ debian_archive_built() {
 	[ -f "$MARKER" ] && { [ -z "${1:-}" ] || grep -qxF "$1" "$MARKER"; }
 }
 
+debian_archive_target() {
+	local native
+
+	native=$(dpkg --print-architecture)
+	TARGET_ARCH=${1:-$native}
+	TARGET=
+	if [[ $TARGET_ARCH =~ ^[a-z0-9]+$ ]]; then
+		TARGET=$(dpkg-architecture -a"$TARGET_ARCH" -qDEB_HOST_GNU_TYPE 2>/dev/null) || TARGET=
+	fi
+	[ -n "$TARGET" ] || die "not a Debian architecture: $TARGET_ARCH"
+	# shellcheck disable=SC2034 # for the caller
+	TARGET_TOOL=
+	TARGET_DIR=
+	[ "$TARGET_ARCH" = "$native" ] && return 0
+	TARGET_TOOL=$TARGET-
+	# shellcheck disable=SC2034 # for the caller
+	TARGET_DIR=$TARGET_ARCH/
+	command -v "${TARGET_TOOL}gcc" >/dev/null ||
+		die "no ${TARGET_TOOL}gcc to build for $TARGET_ARCH: run scripts/setup-deps.sh"
+}
+
 debian_archive_build_begin() {
+	# its lock and stage are beside the others, named without the slash
+	local name=${1//\//-}
+
 	DEST=$CACHE/$1
 	MARKER=$DEST/.gotools-built
 	debian_archive_built "${3:-}" && exit 0
-	mkdir -p "$CACHE"
-	exec 9>"$CACHE/.$1.lock"
+	mkdir -p "$(dirname "$DEST")"
+	exec 9>"$CACHE/.$name.lock"
 	flock 9
 	debian_archive_built "${3:-}" && exit 0
 	DEBIAN_SOURCE_SUITES=$2
 	debian_archive_init
-	STAGE=$(mktemp -d "$CACHE/.$1-stage.XXXXXX")
+	STAGE=$(mktemp -d "$CACHE/.$name-stage.XXXXXX")
 	# shellcheck disable=SC2064 # STAGE is set now, for good
 	trap "rm -rf '$STAGE'" EXIT
 }
@@ -133,6 +173,9 @@ debian_archive_init() {
 		for s in ${DEBIAN_SOURCE_SUITES:-}; do
 			echo "deb-src [signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $s main"
 		done
+		for s in ${DEBIAN_FOREIGN:-}; do
+			echo "deb [arch=${s%%:*} signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR ${s#*:} main"
+		done
 	} > "$APTDIR/sources.list"
 
 	APT_OPTS=(
@@ -146,19 +189,45 @@ debian_archive_init() {
 		-o "APT::Sandbox::User=root"
 		-q=2
 	)
+	# apt reads the indexes of the architectures it is told of only.
+	if [ -n "${DEBIAN_FOREIGN:-}" ]; then
+		APT_OPTS+=(-o "APT::Architectures::=$arch")
+		for s in $DEBIAN_FOREIGN; do
+			APT_OPTS+=(-o "APT::Architectures::=${s%%:*}")
+		done
+	fi
 
 	apt-get "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1 ||
 		die "apt-get update of the private sources list failed (see $APTDIR/update.log)"
 }
 
-debian_archive_unpack() {
-	local pkg=$1 dir=$2 name=${1%%/*} debs=$APTDIR/debs deb
+# The .debs of PKG already downloaded, oldest version first: NAME's of its
+# architecture (the machine's own unless PKG names one) or of all, and of
+# its version, if PKG names one (as dpkg names the file: 1%3a1.1.2-0+deb12u1
+# for 1:1.1.2-0+deb12u1).
+debian_archive_debs() {
+	local spec=${1%%[/=]*} name arch version='*'
 
-	if ! ls "$debs/${name}_"*.deb >/dev/null 2>&1; then
-		(cd "$debs" && apt-get "${APT_OPTS[@]}" download "$pkg") \
+	name=${spec%%:*}
+	arch=$(dpkg --print-architecture)
+	[ "$spec" = "$name" ] || arch=${spec#*:}
+	case $1 in
+	*=*) version=${1#*=} version=${version//:/%3a} ;;
+	esac
+	find "$APTDIR/debs" -maxdepth 1 -type f \( \
+		-name "${name}_${version}_$arch.deb" -o \
+		-name "${name}_${version}_all.deb" \) | sort -V
+}
+
+debian_archive_unpack() {
+	local pkg=$1 dir=$2 deb
+
+	if [ -z "$(debian_archive_debs "$pkg")" ]; then
+		(cd "$APTDIR/debs" && apt-get "${APT_OPTS[@]}" download "$pkg") \
 			>>"$APTDIR/download.log" 2>&1 || return 1
 	fi
-	deb=$(ls "$debs/${name}_"*.deb | tail -n1)
+	deb=$(debian_archive_debs "$pkg" | tail -n1)
+	[ -n "$deb" ] || return 1
 	# shellcheck disable=SC2034 # for the caller
 	DEB_VERSION=$(dpkg-deb -f "$deb" Version) || return 1
 	dpkg-deb -x "$deb" "$dir"

@@ -1,7 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Build libmicrohttpd from Debian bookworm's source, without HTTPS, into
-# ${GT_CACHE:-/var/cache/gotools}/microhttpd:
+# ${GT_CACHE:-/var/cache/gotools}/microhttpd, or, for another architecture
+# (the cross build, make ARCH=arm64: issue 25), with its cross compiler
+# into ${GT_CACHE:-/var/cache/gotools}/ARCH/microhttpd:
+#
+#   scripts/microhttpd.sh [ARCH]    (a Debian architecture: arm64; the
+#                                   machine's own by default)
 #
 #   include/microhttpd.h    the Makefile puts it before the system's headers
 #   libmicrohttpd.a in lib  static only: links every tool (--prometheus
@@ -30,7 +35,10 @@ die() { echo "microhttpd.sh: $*" >&2; exit 1; }
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
 # Nothing to do once built; else one installer at a time: DEST, MARKER,
 # STAGE.
-debian_archive_build_begin microhttpd "$SUITE"
+# TARGET_ARCH, TARGET (its GNU type), TARGET_TOOL (the cross compiler's
+# prefix) and TARGET_DIR.
+debian_archive_target "${1:-}"
+debian_archive_build_begin "${TARGET_DIR}microhttpd" "$SUITE"
 stage=$STAGE
 mkdir "$stage/out"
 debian_archive_source "$SOURCE/$SUITE" "$stage/src" ||
@@ -42,25 +50,31 @@ grep -q '^#define MHD_VERSION 0x0009' "$stage/src/src/include/microhttpd.h" ||
 # failed STEP: keep the log where the stage's removal does not reach it,
 # show its end and stop.
 failed() {
-	cp "$stage/build.log" "$CACHE/microhttpd-build.log"
+	cp "$stage/build.log" "$CACHE/${TARGET_DIR}microhttpd-build.log"
 	tail -n 30 "$stage/build.log" >&2
-	die "$1 $SOURCE $version failed (see $CACHE/microhttpd-build.log)"
+	die "$1 $SOURCE $version failed (see $CACHE/${TARGET_DIR}microhttpd-build.log)"
 }
 
 # Debian's own compiler flags, all hardening included as its package has
-# them (it handles what the network sends), and PIC objects, which the
-# tools' PIE link needs. --disable-https skips configure's search for
+# them (it handles what the network sends), of the target architecture,
+# and PIC objects, which the tools' PIE link needs. For another
+# architecture, configure cross-compiles with its gcc (and libtool uses its
+# ar and ranlib). --disable-https skips configure's search for
 # gnutls and libgcrypt altogether, even where libgnutls28-dev is installed;
 # --without-gnutls says so once more. --enable-epoll fails rather than
 # build without it. Only the library is built, not its tests and tools;
 # configure takes an option it does not know for a warning, so an option
 # misspelt (or gone in another version) stops here instead.
+cross=()
+[ -z "$TARGET_DIR" ] ||
+	cross=(--build="$(dpkg-architecture -qDEB_BUILD_GNU_TYPE 2>/dev/null)"
+		--host="$TARGET" CC="${TARGET_TOOL}gcc")
 (
 	cd "$stage/src"
-	export DEB_BUILD_MAINT_OPTIONS=hardening=+all
+	export DEB_BUILD_MAINT_OPTIONS=hardening=+all DEB_HOST_ARCH=$TARGET_ARCH
 	CFLAGS=$(dpkg-buildflags --get CFLAGS) \
 	CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS) \
-	./configure --enable-static --disable-shared --with-pic \
+	./configure "${cross[@]}" --enable-static --disable-shared --with-pic \
 		--disable-https --without-gnutls --disable-curl --disable-doc \
 		--disable-examples --disable-nls --enable-epoll \
 		--with-threads=posix
@@ -74,8 +88,9 @@ make -C "$stage/src/src/microhttpd" -j"$(nproc)" >>"$stage/build.log" 2>&1 ||
 lib=$stage/src/src/microhttpd/.libs/libmicrohttpd.a
 [ -f "$lib" ] || die "no libmicrohttpd.a in the build of $SOURCE $version"
 # The point of this build: nothing of gnutls (or libgcrypt) left to link.
-if nm -u "$lib" | grep -Eiq 'gnutls|gcry'; then
-	die "$SOURCE $version still references gnutls: $(nm -u "$lib" | grep -Ei 'gnutls|gcry' | sort -u | head -n3 | tr -s ' \n' ' ')"
+nm=${TARGET_TOOL}nm
+if "$nm" -u "$lib" | grep -Eiq 'gnutls|gcry'; then
+	die "$SOURCE $version still references gnutls: $("$nm" -u "$lib" | grep -Ei 'gnutls|gcry' | sort -u | head -n3 | tr -s ' \n' ' ')"
 fi
 
 mkdir -p "$stage/out/include" "$stage/out/lib" "$stage/out/share/doc/microhttpd"
@@ -86,7 +101,7 @@ cp "$stage/src/debian/copyright" "$stage/src/debian/changelog" \
 
 rm -rf "$DEST"
 mv "$stage/out" "$DEST"
-echo "libmicrohttpd $version (Debian $SUITE), static, without HTTPS" > "$MARKER"
-rm -f "$CACHE/microhttpd-build.log"
+echo "libmicrohttpd $version (Debian $SUITE), static, without HTTPS${TARGET_DIR:+, for $TARGET_ARCH}" > "$MARKER"
+rm -f "$CACHE/${TARGET_DIR}microhttpd-build.log"
 debian_archive_forget "$SOURCE"
 echo "microhttpd.sh: built libmicrohttpd $version into $DEST"

@@ -4,7 +4,12 @@
 # the Debian packages below, then capstone 5 built from Debian trixie's
 # source (scripts/capstone.sh), libmicrohttpd without HTTPS built from
 # bookworm's (scripts/microhttpd.sh) and the Go toolchains
-# (scripts/go-toolchains.sh), all into ${GT_CACHE:-/var/cache/gotools}.
+# (scripts/go-toolchains.sh), all into ${GT_CACHE:-/var/cache/gotools};
+# on any machine but an arm64 one, what the cross build for arm64 needs
+# (make ARCH=arm64, issue 25): Debian's cross compiler, the arm64 builds
+# of the libraries the tools link (scripts/sysroot.sh), capstone 5's and
+# libmicrohttpd's built with that compiler (the same scripts, given arm64),
+# into ${GT_CACHE:-/var/cache/gotools}/arm64.
 # Idempotent: apt is only run when a package is missing, so a second run
 # downloads nothing.
 set -euo pipefail
@@ -39,6 +44,14 @@ PACKAGES=(
 )
 # npm fetches the third-party Go binaries; keep a node/npm already there.
 command -v npm >/dev/null || PACKAGES+=(npm)
+# The architectures make builds for besides the machine's own (make
+# ARCH=arm64): their cross compiler, and its C library, which the compiler
+# only recommends.
+CROSS_ARCHS=()
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+	CROSS_ARCHS+=(arm64)
+	PACKAGES+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+fi
 
 [ "$(id -u)" = 0 ] || { echo "setup-deps.sh: must run as root" >&2; exit 1; }
 
@@ -57,4 +70,9 @@ fi
 
 "$ROOT/scripts/capstone.sh"
 "$ROOT/scripts/microhttpd.sh"
+for arch in "${CROSS_ARCHS[@]}"; do
+	"$ROOT/scripts/sysroot.sh" "$arch"
+	"$ROOT/scripts/capstone.sh" "$arch"
+	"$ROOT/scripts/microhttpd.sh" "$arch"
+done
 "$ROOT/scripts/go-toolchains.sh"

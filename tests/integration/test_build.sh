@@ -1,8 +1,9 @@
 #!/bin/bash
 # The build's promises: `make STATIC=1` gives self-contained tools that
 # still count right and serve --prometheus (libmicrohttpd linked in, and
-# glibc's getaddrinfo in a static binary), and `make install` honours
-# PREFIX and DESTDIR. Capstone 5 is linked into every tool, and without it
+# glibc's getaddrinfo in a static binary), `make ARCH=arm64` cross-builds
+# them for arm64, statically, and `make install` honours PREFIX and
+# DESTDIR. Capstone 5 is linked into every tool, and without it
 # make refuses.
 source "$(dirname "$0")/lib.sh"
 
@@ -60,6 +61,39 @@ if need_file "$f"; then
 	else
 		fail "static gofunccount --prometheus serves the count" "got '$got' for $want at '$url': $(tail -2 "$TMP/prom.err")"
 	fi
+fi
+
+# make ARCH=arm64 (issue 25): on an x86-64 machine, every tool cross-built
+# for arm64, statically linked, with its BPF programs built for arm64
+# (their BTF has arm64's user_pt_regs, which x86's have not) embedded.
+if [[ $(uname -m) == x86_64 ]]; then
+	arm64=$TMP/arm64
+	if make -C "$ROOT" -s -j"$(nproc)" ARCH=arm64 OUTPUT="$arm64" all \
+		>"$TMP/arm64.log" 2>&1; then
+		pass "make ARCH=arm64"
+	else
+		fail "make ARCH=arm64" "$(grep -m3 -E 'error|Error|missing' "$TMP/arm64.log")"
+	fi
+	for tool in gofunccount gofunclatency gotrace gofuncgraph; do
+		bin=$arm64/$tool
+		if [[ -f $bin ]] &&
+			readelf -h "$bin" 2>&1 | grep -qE '^ +Machine: +AArch64$' &&
+			readelf -h "$bin" 2>&1 | grep -qE '^ +Type: +EXEC ' &&
+			! readelf -l "$bin" 2>&1 | grep -q INTERP &&
+			readelf -d "$bin" 2>&1 | grep -q 'no dynamic section'; then
+			pass "arm64 $tool is a static AArch64 executable"
+		else
+			fail "arm64 $tool is a static AArch64 executable" "$(file "$bin" 2>&1)"
+		fi
+		obj=$arm64/$tool.bpf.o
+		if bpftool btf dump file "$obj" 2>&1 | grep -q "STRUCT 'user_pt_regs'" &&
+			python3 -c 'import sys; sys.exit(open(sys.argv[2], "rb").read().find(open(sys.argv[1], "rb").read()) < 0)' \
+				"$obj" "$bin" 2>/dev/null; then
+			pass "arm64 $tool embeds its BPF programs built for arm64"
+		else
+			fail "arm64 $tool embeds its BPF programs built for arm64" "$(bpftool btf dump file "$obj" 2>&1 | grep -m2 pt_regs)"
+		fi
+	done
 fi
 
 dest=$TMP/root
