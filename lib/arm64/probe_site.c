@@ -160,13 +160,15 @@ static bool code__insn_at(struct site_code *c, uint64_t addr, bool operands,
 }
 
 int probe_site__choose_arm64(const uint8_t *code, size_t len, uint64_t addr,
-			     probe_site_name_fn name_at, void *ctx,
+			     probe_site_name_fn name_at,
+			     probe_site_restart_fn restart_at, void *ctx,
 			     struct probe_site *site)
 {
 	struct arm64_code x = { .bytes = code };
 	struct site_code c = {
 		.insn_at = code__insn_at, .decoder = &x,
-		.len = len, .entry = addr, .name_at = name_at, .ctx = ctx,
+		.len = len, .entry = addr, .name_at = name_at,
+		.restart_at = restart_at, .ctx = ctx,
 	};
 	int err;
 
@@ -197,6 +199,7 @@ int probe_site__for_entry_arm64(const struct go_binary *bin,
 	if (err)
 		return err;
 	return probe_site__choose_arm64(code, len, fn->addr,
-					probe_site__func_name_at, (void *)bin,
+					probe_site__func_name_at,
+					probe_site__restart_run_at, (void *)bin,
 					site);
 }

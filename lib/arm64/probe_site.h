@@ -40,10 +40,12 @@
 
 /* The counting site of the function whose LEN bytes of arm64 code start
  * (at its entry) at virtual address ADDR; NAME_AT recognises
- * runtime.morestack. Returns 0, or a negative errno (capstone without
- * AArch64, out of memory). */
+ * runtime.morestack, RESTART_AT (or NULL) tells the restartable sequences.
+ * Returns 0, or a negative errno (capstone without AArch64, out of
+ * memory). */
 int probe_site__choose_arm64(const uint8_t *code, size_t len, uint64_t addr,
-			     probe_site_name_fn name_at, void *ctx,
+			     probe_site_name_fn name_at,
+			     probe_site_restart_fn restart_at, void *ctx,
 			     struct probe_site *site);
 
 /* The counting site of FN, a function of an arm64 binary. Returns 0, or a

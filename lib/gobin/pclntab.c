@@ -294,7 +294,7 @@ int pclntab__func_tables(const struct pclntab *tab, size_t i,
 	/* pcsp, pcfile, pcln, npcdata, then cuOffset from 1.16; before them
 	 * entry (uintptr before 1.18, a u32 offset after), nameoff, args,
 	 * deferreturn */
-	size_t at = tab->version >= PCLNTAB_GO118 ? 16 : 20;
+	size_t at = tab->version >= PCLNTAB_GO118 ? 16 : 20, fixed;
 	size_t *offs[] = { &t->pcsp, &t->pcfile, &t->pcln };
 	uint64_t rec, off;
 	size_t k;
@@ -313,6 +313,19 @@ int pclntab__func_tables(const struct pclntab *tab, size_t i,
 	}
 	t->cu_offset = tab->version >= PCLNTAB_GO116 ?
 		       get_u32(tab->data + rec + at + 16) : 0;
+	/* pcdata[0], PCDATA_UnsafePoint, after cuOffset (1.16+), startLine
+	 * (1.20+) and funcID, flag, a pad byte and nfuncdata */
+	fixed = at + 16 + (tab->version >= PCLNTAB_GO116 ? 4 : 0) +
+		(tab->version >= PCLNTAB_GO120 ? 4 : 0) + 4;
+	t->unsafe_point = 0;
+	if (get_u32(tab->data + rec + at + 12) &&
+	    tab->size - rec >= fixed + 4) {
+		off = get_u32(tab->data + rec + fixed);
+		if (off && (tab->pctab > tab->size ||
+			    off >= tab->size - tab->pctab))
+			return corrupt("pc-value table out of range");
+		t->unsafe_point = off ? tab->pctab + off : 0;
+	}
 	return 0;
 }
 

@@ -79,6 +79,10 @@ struct pclntab_func_tables {
 	size_t pcsp;		/* frame size at each PC */
 	size_t pcfile;		/* file number, for pclntab__file_name() */
 	size_t pcln;		/* line number */
+	/* PCDATA_UnsafePoint: where async preemption may not stop, or
+	 * restarts a sequence (abi.UnsafePoint*: -1 safe, -2 unsafe, -3 and
+	 * -4 restart at the run's first PC, -5 restart at the entry) */
+	size_t unsafe_point;
 	uint32_t cu_offset;	/* 1.16+: its unit's first entry in cutab */
 };
 

@@ -9,12 +9,14 @@
 #include "cookie.h"
 #include "probe/machine_code.h"
 
-/* The counting site when it sees the state of the entry, else the entry
- * byte, which func_probes did not check (it checked the counting site):
- * -EPERM when the kernel cannot probe it (uprobe_insn.h). */
-static int find_entry(const struct go_binary *bin, const struct go_func *fn,
-		      const struct func_probe *p, struct call_sites *cs)
+/* The counting site when it sees the state of the entry, else the site's
+ * entry_addr (the entry, or past a restartable sequence it begins), which
+ * func_probes did not check (it checked the counting site): -EPERM when
+ * the kernel cannot probe it (machine_code.h). */
+static int find_entry(const struct go_binary *bin, const struct func_probe *p,
+		      struct call_sites *cs)
 {
+	uint64_t addr = p->site.entry_addr;
 	int err;
 
 	if (p->site.at_entry_state) {
@@ -22,14 +24,15 @@ static int find_entry(const struct go_binary *bin, const struct go_func *fn,
 		cs->entry_offset = p->offset;
 		return 0;
 	}
-	if (!machine_code__probeable(bin->elf, fn->addr))
+	if (!machine_code__probeable(bin->elf, addr))
 		return gt_error(-EPERM, "%s: the kernel cannot probe the instruction at 0x%llx",
-				p->name, (unsigned long long)fn->addr);
-	probe_site__init_entry(&cs->entry, fn->addr);
-	err = elf_file__vaddr_to_offset(bin->elf, fn->addr, &cs->entry_offset);
+				p->name, (unsigned long long)addr);
+	probe_site__init_entry(&cs->entry, addr);
+	cs->entry.emulated = p->site.entry_emulated;
+	err = elf_file__vaddr_to_offset(bin->elf, addr, &cs->entry_offset);
 	if (err)
 		return gt_error(err, "%s: entry 0x%llx is not in the file",
-				p->name, (unsigned long long)fn->addr);
+				p->name, (unsigned long long)addr);
 	return 0;
 }
 
@@ -107,7 +110,7 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 				(unsigned long long)p->func_addr);
 	out->g = find_g(bin, p->site.g_in_reg);
 	if (want & CALL_SITES_ENTRY)
-		err = find_entry(bin, fn, p, out);
+		err = find_entry(bin, p, out);
 	if (!err && (want & CALL_SITES_EXITS))
 		err = find_exits(bin, fn, p, out);
 	if (!lo)

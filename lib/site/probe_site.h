@@ -76,6 +76,12 @@ struct probe_site {
 	/* PROBE_SITE_STACK_CHECK: the morestack tail it jumps to, up to its
 	 * jump back (x86/arg_spills.h reads its spills) */
 	struct code_span morestack_tail;
+	/* Where a probe sees SP, the return address and the arguments as at
+	 * entry once per call, for when the site does not (!at_entry_state):
+	 * the entry, or the last instruction of the restartable sequence it
+	 * begins (site_code.h), and whether the kernel emulates it. */
+	uint64_t entry_addr;
+	bool entry_emulated;
 };
 
 /* The entry instruction at ENTRY: always right, single-stepped, and run
@@ -94,5 +100,18 @@ typedef const char *(*probe_site_name_fn)(void *ctx, uint64_t addr);
 
 /* The probe_site_name_fn of a binary: CTX is its struct go_binary. */
 const char *probe_site__func_name_at(void *ctx, uint64_t addr);
+
+/* The restartable sequence ADDR is in, [*START, *END): true when it is in
+ * one. */
+typedef bool (*probe_site_restart_fn)(void *ctx, uint64_t addr,
+				      uint64_t *start, uint64_t *end);
+
+/* The probe_site_restart_fn of a binary (CTX is its struct go_binary),
+ * from its pclntab's PCDATA_UnsafePoint (abi.UnsafePointRestart1 and 2):
+ * the instructions one Go instruction became that use the assembler's
+ * temporary register (arm64's R27: ADRP then LDR of a global), at whose
+ * first async preemption resumes when it stopped the thread at another. */
+bool probe_site__restart_run_at(void *ctx, uint64_t addr, uint64_t *start,
+				uint64_t *end);
 
 #endif

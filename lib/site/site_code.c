@@ -13,6 +13,17 @@
 /* The morestack tail: spills, the call, reloads, the jump back. */
 #define TAIL_MAX_INSNS		40
 
+/* Does async preemption make IN run again after it ran, in the same
+ * call: is it in a restartable sequence, but its last instruction? */
+static bool code__restarted(const struct site_code *c,
+			    const struct site_insn *in)
+{
+	uint64_t start, end;
+
+	return c->restart_at && c->restart_at(c->ctx, in->addr, &start, &end) &&
+	       in->next < end;
+}
+
 static bool flow_branches(enum site_flow flow)
 {
 	return flow == SITE_FLOW_JCC || flow == SITE_FLOW_JMP ||
@@ -86,7 +97,8 @@ static bool code__find_stack_check(struct site_code *c,
 		keeps &= in.keeps_entry;
 		addr = in.next;
 	}
-	if (!found || !check.emulated || !check.taken_flags)
+	if (!found || !check.emulated || !check.taken_flags ||
+	    code__restarted(c, &check))
 		return false;
 	site->addr = check.addr;
 	site->skip_flags = check.taken_flags;
@@ -160,7 +172,7 @@ static bool code__find_emulated(struct site_code *c, struct probe_site *site)
 	for (;;) {
 		if (!c->insn_at(c, addr, true, &in))
 			return false;
-		if (in.emulated)
+		if (in.emulated && !code__restarted(c, &in))
 			break;
 		if (in.flow != SITE_FLOW_PLAIN)
 			return false;
@@ -198,11 +210,37 @@ int site_code__begin(const struct site_code *c, struct probe_site *site)
 	return 1;
 }
 
+/* Where the entry state is seen once per call (struct probe_site's
+ * entry_addr): the entry, or past the restartable sequence it begins, if
+ * the instructions before that sequence's last keep the entry state. */
+static void code__find_entry(struct site_code *c, struct probe_site *site)
+{
+	uint64_t addr = c->entry, start, end;
+	struct site_insn in;
+
+	if (!c->restart_at || !c->restart_at(c->ctx, addr, &start, &end))
+		return;
+	while (c->insn_at(c, addr, true, &in) && in.addr >= start) {
+		if (in.next >= end) {
+			site->entry_addr = in.addr;
+			site->entry_emulated = in.emulated;
+			return;
+		}
+		if (in.flow != SITE_FLOW_PLAIN || !in.keeps_entry)
+			return;
+		addr = in.next;
+	}
+}
+
 void site_code__choose(struct site_code *c, struct probe_site *site)
 {
 	probe_site__init_entry(site, c->entry);
 	if (!c->len)
 		return;
-	if (!code__find_stack_check(c, site))
-		code__find_emulated(c, site);
+	code__find_entry(c, site);
+	if (code__find_stack_check(c, site) || code__find_emulated(c, site))
+		return;
+	/* no better site: the entry, once per call */
+	site->addr = site->entry_addr;
+	site->emulated = site->entry_emulated;
 }

@@ -12,6 +12,13 @@
  * first emulated instruction of the straight-line entry block, if no
  * branch lands between the entry and it (it runs once per call); else
  * the entry.
+ *
+ * A site runs once per call only if async preemption never makes it run
+ * again: Go's preemption resumes a restartable sequence (arm64's ADRP and
+ * LDR of a global through R27) at its first instruction, so no site is
+ * in one but at its last instruction; an entry that begins one moves to
+ * that last instruction (struct probe_site's entry_addr), when the ones
+ * before it keep the entry state (they write only R27).
  */
 #ifndef GOTOOLS_SITE_CODE_H
 #define GOTOOLS_SITE_CODE_H
@@ -67,6 +74,8 @@ struct site_code {
 	size_t len;		/* bytes of code */
 	uint64_t entry;		/* address of its first byte */
 	probe_site_name_fn name_at;	/* recognises runtime.morestack */
+	/* the restartable sequences (NULL: none) */
+	probe_site_restart_fn restart_at;
 	void *ctx;
 };
 

@@ -23,11 +23,13 @@ int probe_site__for_entry_x86(const struct go_binary *bin,
 			      const struct go_func *fn,
 			      struct probe_site *site);
 
-/* The choice probe_site__for_entry_x86 makes, on LEN bytes of x86-64 code whose
- * first byte (the function's entry) is at virtual address ADDR; NAME_AT
- * recognises runtime.morestack. Returns 0, or a negative errno. */
+/* The choice probe_site__for_entry_x86 makes, on LEN bytes of x86-64
+ * code whose first byte (the function's entry) is at virtual address ADDR;
+ * NAME_AT recognises runtime.morestack, RESTART_AT (or NULL) tells the
+ * restartable sequences. Returns 0, or a negative errno. */
 int probe_site__choose_x86(const uint8_t *code, size_t len, uint64_t addr,
-			   probe_site_name_fn name_at, void *ctx,
+			   probe_site_name_fn name_at,
+			   probe_site_restart_fn restart_at, void *ctx,
 			   struct probe_site *site);
 
 #endif

@@ -33,6 +33,7 @@
 #include "arm64/probe_site.h"
 #include "core/error.h"
 #include "gobin/go_binary.h"
+#include "gobin/pclntab.h"
 #include "go_fixture.h"
 #include "go_objdump.h"
 #include "test.h"
@@ -43,6 +44,33 @@ static const char *const forms[] = { "", "-stripped", "-pie" };
 #define NFORMS		(sizeof(forms) / sizeof(forms[0]))
 /* as site/site_code.c scans: the prologue's instructions */
 #define PROLOGUE_LINES	12
+
+/* The end of the restartable sequence at ADDR (PCDATA_UnsafePoint -3 or
+ * -4, read here off the pclntab table by table), or 0 when it is in none:
+ * async preemption resumes such a sequence at its first instruction. */
+static uint64_t restart_end(const struct go_binary *bin, uint64_t addr)
+{
+	long i = pclntab__func_index(bin->pclntab, addr);
+	struct pclntab_func_tables t;
+	struct pclntab_pcvalue it;
+
+	if (i < 0 || pclntab__func_tables(bin->pclntab, (size_t)i, &t) ||
+	    !t.unsafe_point)
+		return 0;
+	pclntab_pcvalue__init(&it, bin->pclntab, (size_t)i, t.unsafe_point);
+	while (pclntab_pcvalue__next(&it) > 0)
+		if (addr >= it.pc && addr < it.end)
+			return it.val == -3 || it.val == -4 ? it.end : 0;
+	return 0;
+}
+
+/* Would async preemption make the instruction at ADDR run again? */
+static bool restarted(const struct go_binary *bin, uint64_t addr)
+{
+	uint64_t end = restart_end(bin, addr);
+
+	return end && addr + 4 < end;
+}
 
 static bool is_bcond(const char *mn)
 {
@@ -176,6 +204,7 @@ static bool same_code(uint32_t w, uint32_t l)
 
 struct totals {
 	size_t funcs, empty, stack_checks, huge, g, emulated, entry;
+	size_t restarts;	/* entries that begin a restartable sequence */
 	size_t rets, tails, tables, mismatches;
 };
 
@@ -291,18 +320,31 @@ static void check_func(const char *name, const struct go_binary *bin,
 		t->huge += nchecks > 1;
 		t->g += s.g_in_reg;
 	} else if (s.kind == PROBE_SITE_EMULATED) {
-		/* simulated, and no branch before it */
+		/* the first simulated instruction that no restart runs
+		 * again, and no branch before it */
 		for (k = f->first; k < f->first + f->n &&
 		     l->lines[k].addr < s.addr; k++)
-			ok &= !is_branch(l->lines[k].mn);
+			ok &= !is_branch(l->lines[k].mn) &&
+			      (!is_simulated(&l->lines[k]) ||
+			       restarted(bin, l->lines[k].addr));
 		ok &= k < f->first + f->n && l->lines[k].addr == s.addr &&
-		      is_simulated(&l->lines[k]);
+		      is_simulated(&l->lines[k]) && !restarted(bin, s.addr);
 		ok &= s.skip_flags == 0 && s.emulated;
 		t->emulated++;
 	} else {
-		ok = s.kind == PROBE_SITE_ENTRY && s.addr == fn->addr &&
-		     s.skip_flags == 0;
+		/* the entry, or past the restartable sequence it begins */
+		uint64_t end = restart_end(bin, fn->addr);
+
+		ok = s.kind == PROBE_SITE_ENTRY && s.skip_flags == 0 &&
+		     s.addr == (end ? end - 4 : fn->addr);
 		t->entry++;
+	}
+	/* where the entry state is seen once per call */
+	{
+		uint64_t end = restart_end(bin, fn->addr);
+
+		ok &= s.entry_addr == (end ? end - 4 : fn->addr);
+		t->restarts += end != 0;
 	}
 	if (!ok) {
 		fprintf(stderr, "%s: %s: site %s at 0x%llx (skip 0x%x/0x%x, entry state %d, g %d, tail [0x%llx,0x%llx)); objdump: %s at 0x%llx (entry state %d, g %d, tail [0x%llx,0x%llx))\n",
@@ -392,10 +434,10 @@ TEST(every_function_matches_go_objdump)
 				}
 				check_func(name, bin, &bin->funcs[i], &l, f, &t);
 			}
-			printf("%s: %zu functions (%zu not in objdump, %zu without code): %zu stack checks (%zu with a second, %zu reading g), %zu emulated, %zu entry; %zu rets, %zu tail jumps, %zu jump tables; %zu mismatches\n",
+			printf("%s: %zu functions (%zu not in objdump, %zu without code): %zu stack checks (%zu with a second, %zu reading g), %zu emulated, %zu entry, %zu entries restartable; %zu rets, %zu tail jumps, %zu jump tables; %zu mismatches\n",
 			       name, t.funcs, unlisted, t.empty, t.stack_checks, t.huge,
-			       t.g, t.emulated, t.entry, t.rets, t.tails,
-			       t.tables, t.mismatches);
+			       t.g, t.emulated, t.entry, t.restarts, t.rets,
+			       t.tails, t.tables, t.mismatches);
 			/* the fixture was read, and holds every shape */
 			CHECK(t.funcs > 1000);
 			CHECK_EQ_INT(unlisted, 0);
@@ -403,6 +445,7 @@ TEST(every_function_matches_go_objdump)
 			CHECK(t.huge > 0);
 			CHECK(t.g == t.stack_checks);
 			CHECK(t.emulated > 0);
+			CHECK(t.restarts > 0);
 			CHECK(t.tails > 0);
 			CHECK(t.tables > 0);
 			CHECK(t.rets > t.funcs);
@@ -451,7 +494,7 @@ TEST(bls_is_the_site_counted_when_c_set_and_z_clear)
 
 	CHECK_EQ_INT(probe_site__choose_arm64(small_frame, sizeof(small_frame),
 					      0x1000, morestack_at_0x2000,
-					      NULL, &s), 0);
+					      NULL, NULL, &s), 0);
 	CHECK_EQ_INT(s.kind, PROBE_SITE_STACK_CHECK);
 	CHECK_EQ_INT(s.addr, 0x1008);
 	CHECK_EQ_INT(s.skip_flags, ARM64_PSTATE_C | ARM64_PSTATE_Z);
@@ -478,7 +521,8 @@ TEST(no_morestack_no_stack_check)
 	struct probe_site s;
 
 	CHECK_EQ_INT(probe_site__choose_arm64(small_frame, sizeof(small_frame),
-					      0x1000, no_morestack, NULL, &s),
+					      0x1000, no_morestack, NULL, NULL,
+					      &s),
 		     0);
 	CHECK_EQ_INT(s.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(s.addr, 0x1008);

@@ -703,7 +703,7 @@ TEST(avx512_decodes)
 	 * vpternlogd wrote zmm0 (X0, an argument register): not the entry
 	 * state. */
 	CHECK_EQ_INT(probe_site__choose_x86(code, sizeof(code), CODE_VADDR,
-					    no_name_at, NULL, &site), 0);
+					    no_name_at, NULL, NULL, &site), 0);
 	CHECK_EQ_INT(site.kind, PROBE_SITE_EMULATED);
 	CHECK_EQ_INT(site.addr, CODE_VADDR + 0x13);
 	CHECK_EQ_INT(site.skip_flags, 0);

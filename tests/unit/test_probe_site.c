@@ -46,7 +46,7 @@ static struct probe_site choose(const uint8_t *code, size_t len)
 	struct probe_site s = { .addr = 1, .skip_flags = 99, .kind = 99 };
 
 	CHECK_EQ_INT(probe_site__choose_x86(code, len, ENTRY, fake_name_at,
-					    NULL, &s), 0);
+					    NULL, NULL, &s), 0);
 	return s;
 }
 
