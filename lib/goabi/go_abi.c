@@ -372,6 +372,7 @@ static const uint8_t x86_go_iregs[] = {
 static const uint8_t arm64_go_iregs[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 };
+/* ABIInternal's float registers, X n or F n in order: the first go_nf. */
 static const uint8_t go_fregs[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 };
