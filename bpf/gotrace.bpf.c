@@ -109,7 +109,8 @@ static __always_inline __u32 unread(const struct trace_event *e)
 	return e->word_faults | e->word_nils | e->word_oob;
 }
 
-static __always_inline void read_words(struct trace_event *e,
+static __always_inline void read_words(struct pt_regs *ctx,
+				       struct trace_event *e,
 				       const struct trace_plan *plan,
 				       const __u64 *regs)
 {
@@ -124,11 +125,11 @@ static __always_inline void read_words(struct trace_event *e,
 		if (i >= plan->nwords)
 			continue;
 		if (w->kind == WORD_REG) {
-			e->words[i] = regs[w->reg & 15];
+			e->words[i] = REG_BY_DWARF(ctx, regs, w->reg);
 			continue;
 		}
 		if (b == TRACE_NO_BASE) {
-			addr = regs[w->reg & 15];
+			addr = REG_BY_DWARF(ctx, regs, w->reg);
 		} else {
 			b &= TRACE_MAX_WORDS - 1;
 			/* a pointer that could not be read, nil, or past
@@ -527,7 +528,7 @@ int trace_hit(struct pt_regs *ctx)
 	e->nframes = 0;
 	/* at a tail JMP the results are not set: nothing to read or test */
 	if (!e->tail) {
-		read_words(e, plan, regs);
+		read_words(ctx, e, plan, regs);
 		read_strs(e, plan);
 		if (!filter_passes(e, plan))
 			return 0;

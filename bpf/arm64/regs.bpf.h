@@ -29,6 +29,11 @@
 	(ctx)->regs[8], (ctx)->regs[9], (ctx)->regs[10], (ctx)->regs[11], \
 	(ctx)->regs[12], (ctx)->regs[13], (ctx)->regs[14], (ctx)->regs[15], \
 }
+/* Integer register REG by DWARF number: R0 to R15 from the registers of
+ * REGS_BY_DWARF, SP (31, which lib/ reads stack arguments off) from
+ * pt_regs. */
+#define REG_BY_DWARF(ctx, regs_by_dwarf, reg)				\
+	((reg) == 31 ? (ctx)->sp : (regs_by_dwarf)[(reg) & 15])
 /* REG_G's value, beside the registers of REGS_BY_DWARF (R28 is not among
  * them). */
 #define REG_G_VALUE(ctx, regs_by_dwarf)	((ctx)->regs[28])

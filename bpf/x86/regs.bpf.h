@@ -30,6 +30,9 @@
 	(ctx)->bp, (ctx)->sp, (ctx)->r8, (ctx)->r9, (ctx)->r10, (ctx)->r11, \
 	(ctx)->r12, (ctx)->r13, (ctx)->r14, (ctx)->r15,			\
 }
+/* Integer register REG by DWARF number, 0 to 15, from the registers of
+ * REGS_BY_DWARF (RSP, 7, among them). */
+#define REG_BY_DWARF(ctx, regs_by_dwarf, reg)	((regs_by_dwarf)[(reg) & 15])
 /* REG_G's value, of the registers of REGS_BY_DWARF (R14 is among them). */
 #define REG_G_VALUE(ctx, regs_by_dwarf)	((regs_by_dwarf)[14])
 

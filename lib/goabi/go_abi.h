@@ -1,21 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where the arguments and results of a Go function live: at its entry
- * instruction (receiver and parameters) and at its RET (results), on amd64,
- * for the three calling conventions a Go binary can use:
+ * instruction (receiver and parameters) and at its RET (results), on
+ * x86-64 and arm64, for the three calling conventions a Go binary can use.
+ * One algorithm per convention, shared by both machines; each machine is a
+ * table of its registers (go_abi.c), chosen by go_abi_sig.machine (ELF's
+ * e_machine, as bin->elf->machine holds it):
  *
- *  - GO_ABI_REGISTER: ABIInternal, Go 1.17+ (cmd/compile/abi-internal.md).
- *    Integer registers RAX RBX RCX RDI RSI R8 R9 R10 R11, float registers
- *    X0..X14; every value goes whole to registers or whole to the stack.
- *  - GO_ABI_STACK: ABI0 (Go <= 1.16, and assembly functions in every
- *    version): the same algorithm with no registers.
- *  - GO_ABI_C: gccgo, the System V C ABI: RDI RSI RDX RCX R8 R9 and
- *    XMM0..XMM7 by eightbyte classes; values over 16 bytes go to the stack;
- *    results in RAX RDX / XMM0 XMM1, or in memory the caller provides (its
- *    address arrives in RDI, the callee returns it in RAX). A value receiver
- *    is passed by reference (gccgo methods take a pointer to it). Not
- *    supported: generics (gccgo 12 has none), functions GCC cloned and
- *    rewrote at -O2 (main.f.constprop.0.isra.0 keep no C signature).
+ *  - GO_ABI_REGISTER: ABIInternal (cmd/compile/abi-internal.md), Go 1.17+
+ *    on x86-64, 1.18+ on arm64. Integer registers RAX RBX RCX RDI RSI R8
+ *    R9 R10 R11, float registers X0..X14 (x86-64); R0..R15 and F0..F15
+ *    (arm64, where g is in R28, no argument register); every value goes
+ *    whole to registers or whole to the stack.
+ *  - GO_ABI_STACK: ABI0 (Go <= 1.16 on x86-64, <= 1.17 on arm64, and
+ *    assembly functions in every version): the same algorithm with no
+ *    registers.
+ *    On both machines stack arguments start at 8(SP) at the entry: 0(SP)
+ *    holds the return address CALL pushed (x86-64), or the caller's own
+ *    saved LR (arm64, whose BL leaves the return address in R30).
+ *  - GO_ABI_C: gccgo, the System V C ABI of x86-64: RDI RSI RDX RCX R8 R9
+ *    and XMM0..XMM7 by eightbyte classes; values over 16 bytes go to the
+ *    stack; results in RAX RDX / XMM0 XMM1, or in memory the caller
+ *    provides (its address arrives in RDI, the callee returns it in RAX).
+ *    A value receiver is passed by reference (gccgo methods take a pointer
+ *    to it). Not supported: generics (gccgo 12 has none), functions GCC
+ *    cloned and rewrote at -O2 (main.f.constprop.0.isra.0 keep no C
+ *    signature), and gccgo on arm64 (AAPCS64 passes large values by
+ *    reference and returns them through X8: -EOPNOTSUPP).
+ *
+ * Registers are numbered as DWARF numbers them on each machine (integer
+ * ones: x86-64's enum go_reg; arm64's X0..X30 are 0..30 and SP 31), float
+ * registers by their own index (XMM n, V n). go_abi__reg_name(),
+ * go_abi__pt_regs_*() and go_abi__dwarf_reg() translate them per machine.
  *
  * A pure library: no BPF, no ELF. Types come from DWARF or from a format
  * string; this file only places them.
@@ -23,6 +39,7 @@
 #ifndef GOTOOLS_GO_ABI_H
 #define GOTOOLS_GO_ABI_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,7 +122,8 @@ int go_type__init_array(struct go_type *t, const struct go_type *elem,
  * one integer register. */
 bool go_type__is_int_word(const struct go_type *t);
 
-/* x86-64 integer registers, numbered as DWARF numbers them. */
+/* x86-64 integer registers, numbered as DWARF numbers them. arm64's need
+ * no names here: X n is DWARF register n, SP 31 (go_abi__sp_reg()). */
 enum go_reg {
 	GO_REG_RAX = 0,
 	GO_REG_RDX = 1,
@@ -122,7 +140,8 @@ enum go_reg {
 
 enum go_piece_kind {
 	GO_PIECE_IREG,		/* integer register REG */
-	GO_PIECE_FREG,		/* XMM register REG: BPF cannot read it */
+	GO_PIECE_FREG,		/* float register REG (XMM, V): BPF cannot
+				 * read it */
 	GO_PIECE_STACK,		/* memory at SP + MEM_OFFSET */
 	GO_PIECE_MEM,		/* memory at (int register REG) + MEM_OFFSET */
 	GO_PIECE_NONE,		/* not recorded where the probe is (a part of
@@ -138,15 +157,17 @@ enum go_piece_kind {
  */
 struct go_abi_piece {
 	enum go_piece_kind kind;
-	uint8_t reg;		/* IREG, MEM: enum go_reg; FREG: XMM n */
+	uint8_t reg;		/* IREG, MEM: DWARF number (enum go_reg on
+				 * x86-64); FREG: XMM n, V n */
 	uint8_t reg_offset;	/* IREG, FREG: first byte in the register */
 	uint32_t size;
 	uint64_t value_offset;
 	int64_t mem_offset;	/* STACK, MEM */
 };
 
-/* Registers of the Go ABI (9 int + 15 float) bound the pieces of a value. */
-#define GO_ABI_MAX_PIECES 24
+/* Registers of the Go ABI bound the pieces of a value: 9 int + 15 float
+ * on x86-64, 16 + 16 on arm64. */
+#define GO_ABI_MAX_PIECES 32
 
 struct go_abi_value {
 	const struct go_type *type;
@@ -172,6 +193,9 @@ struct go_abi_sig {
 	const struct go_type *const *results;
 	size_t nresults;
 	enum go_abi_dict dict;
+	/* ELF's e_machine: EM_X86_64 or EM_AARCH64 (bin->elf->machine);
+	 * EM_NONE, 0, stands for EM_X86_64. */
+	uint16_t machine;
 };
 
 struct go_abi_layout {
@@ -181,8 +205,8 @@ struct go_abi_layout {
 	size_t nresults;
 	bool has_dict;
 	struct go_abi_value dict;	/* when has_dict: a pointer */
-	/* GO_ABI_C: results go to memory at the address in RAX at RET (the
-	 * caller passed it in RDI, so arguments start at RSI). */
+	/* GO_ABI_C (x86-64): results go to memory at the address in RAX at
+	 * RET (the caller passed it in RDI, so arguments start at RSI). */
 	bool results_in_memory;
 	/* Bytes of the caller-reserved frame from 8(SP): stack arguments,
 	 * stack results and (GO_ABI_REGISTER) the spill area. */
@@ -192,30 +216,58 @@ struct go_abi_layout {
 /*
  * Place the arguments and results of SIG under ABI into OUT (malloc()ed
  * arrays; release with go_abi_layout__free()). Returns 0, or -EINVAL with a
- * reason when a type fails go_type__check(), the ABI is unknown or gccgo is
- * asked for a `.dict`; -E2BIG when the signature is absurdly large.
+ * reason when a type fails go_type__check(), the ABI or the machine is
+ * unknown or gccgo is asked for a `.dict`; -E2BIG when the signature is
+ * absurdly large; -EOPNOTSUPP for GO_ABI_C on arm64.
  */
 int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
 		   struct go_abi_layout *out);
 void go_abi_layout__free(struct go_abi_layout *layout);
 
-/* Can a BPF program read every piece of V? False when a piece lives in an
- * XMM register (struct pt_regs holds only general-purpose registers) or is
- * not recorded. */
+/* Can a BPF program read every piece of V? False when a piece lives in a
+ * float register (struct pt_regs holds only general-purpose registers) or
+ * is not recorded. */
 bool go_abi_value__bpf_readable(const struct go_abi_value *v);
 
 /* Where Go 1.MINOR puts `.dict` in a shape instantiation (verified on 1.19
  * and 1.21+; 1.20 is the first release with unified IR by default). */
 enum go_abi_dict go_abi__dict_position(int go_minor);
 
-/* "rax", "r8", "xmm3" for a piece's register; "?" when out of range. */
-const char *go_abi__reg_name(enum go_piece_kind kind, unsigned int reg);
+/*
+ * MACHINE is ELF's e_machine, EM_X86_64 (or EM_NONE) or EM_AARCH64, in
+ * what follows.
+ *
+ * "rax", "r8", "xmm3" (x86-64), "r0", "r15", "sp", "f3" (arm64) for a
+ * piece's register; "?" when out of range.
+ */
+const char *go_abi__reg_name(uint16_t machine, enum go_piece_kind kind,
+			     unsigned int reg);
 
-/* The struct pt_regs (x86-64) field holding integer register REG ("ax",
- * "bx", ... "r15"), or NULL. */
-const char *go_abi__pt_regs_field(unsigned int reg);
+/* The field of MACHINE's struct pt_regs holding integer register REG
+ * ("ax", "bx", ... "r15"; "regs[0]" ... "regs[30]", "sp"), or NULL. */
+const char *go_abi__pt_regs_field(uint16_t machine, unsigned int reg);
 
 /* Its byte offset in struct pt_regs, or -EINVAL. */
-int go_abi__pt_regs_offset(unsigned int reg);
+int go_abi__pt_regs_offset(uint16_t machine, unsigned int reg);
+
+/* DWARF's number of MACHINE's stack pointer (RSP 7, SP 31), or -EINVAL. */
+int go_abi__sp_reg(uint16_t machine);
+
+/* The CFA (DWARF's call frame address, which is gc's frame base) less SP
+ * at a function's entry: 8 on x86-64 (above the return address CALL
+ * pushed), 0 on arm64 (BL pushes nothing); -EINVAL for another machine. */
+int go_abi__cfa_offset(uint16_t machine);
+
+/* DWARF register DWARF_REG of MACHINE as a piece's register: an integer
+ * register (*KIND GO_PIECE_IREG, *REG its DWARF number) or a float one
+ * (GO_PIECE_FREG, XMM n or V n). Returns 0, or -ENOENT for another
+ * (RIP, flags, x87, a vector register of no float argument). */
+int go_abi__dwarf_reg(uint16_t machine, unsigned int dwarf_reg,
+		      enum go_piece_kind *kind, uint8_t *reg);
+
+/* Is integer register REG one that carries arguments under an ABI of
+ * MACHINE (x86-64: RAX..RDI, R8..R11; arm64: R0..R15): those that
+ * reg_by_dwarf() reads in BPF (bpf/ARCH/regs.bpf.h)? */
+bool go_abi__arg_reg(uint16_t machine, unsigned int reg);
 
 #endif

@@ -313,13 +313,15 @@ static bool listed(const struct go_dwarf_var *vars, size_t n,
 	return false;
 }
 
-/* Does SIG make a frame of ARGS bytes under ABI? */
-static bool frame_fits(enum go_abi abi, const struct go_dwarf_sig *sig,
+/* Does SIG make a frame of ARGS bytes under ABI on MACHINE? */
+static bool frame_fits(enum go_abi abi, uint16_t machine,
+		       const struct go_dwarf_sig *sig,
 		       const struct go_type **types, int32_t args)
 {
 	struct go_abi_sig as = {
 		.params = types, .nparams = sig->nparams,
 		.results = types + sig->nparams, .nresults = sig->nresults,
+		.machine = machine,
 	};
 	struct go_abi_layout layout;
 	bool fits;
@@ -412,7 +414,7 @@ static int frame_abi(struct go_dwarf *d, uint64_t entry,
 		if (!types[i])
 			break;
 	}
-	if (i == n && !frame_fits(sig->abi, sig, types, args))
+	if (i == n && !frame_fits(sig->abi, d->bin->elf->machine, sig, types, args))
 		sig->abi = GO_ABI_UNKNOWN;
 	free(types);
 	gt_error_clear();

@@ -25,21 +25,16 @@ static const char *const part_names[GSTATE_PARKED] = {
 	[GSTATE_SYSCALL] = "syscall",
 };
 
-/* Can gstate_reg() (bpf/gstate.bpf.h) read integer register REG? The
- * argument registers of both ABIs: RAX..RDI, R8..R11. */
-static bool bpf_reads_reg(unsigned int reg)
-{
-	return reg <= GO_REG_RDI || (reg >= GO_REG_R8 && reg <= GO_REG_R11);
-}
-
-/* Where a word argument PIECE is at entry, for BPF. */
-static int arg_of_piece(const struct go_abi_value *v, struct gstate_arg *a)
+/* Where a word argument PIECE is at entry, for BPF, which reads the
+ * argument registers of MACHINE's ABIs (reg_by_dwarf(): go_abi__arg_reg()). */
+static int arg_of_piece(uint16_t machine, const struct go_abi_value *v,
+			struct gstate_arg *a)
 {
 	const struct go_abi_piece *p = &v->pieces[0];
 
 	if (v->npieces != 1)
 		return -EINVAL;
-	if (p->kind == GO_PIECE_IREG && bpf_reads_reg(p->reg) &&
+	if (p->kind == GO_PIECE_IREG && go_abi__arg_reg(machine, p->reg) &&
 	    !p->reg_offset) {
 		a->in_reg = 1;
 		a->reg = p->reg;
@@ -61,15 +56,16 @@ static int place_arguments(const struct go_binary *bin,
 	static const struct go_type *const params[] = {
 		&go_type_uintptr, &go_type_uint32, &go_type_uint32,
 	};
-	struct go_abi_sig sig = { .params = params, .nparams = 3 };
+	struct go_abi_sig sig = { .params = params, .nparams = 3,
+				  .machine = bin->elf->machine };
 	struct go_abi_layout l;
 	int err;
 
 	err = go_abi__assign(bin->abi, &sig, &l);
 	if (err)
 		return err;
-	if (l.nargs != 3 || arg_of_piece(&l.args[0], &c->gp) ||
-	    arg_of_piece(&l.args[2], &c->newval))
+	if (l.nargs != 3 || arg_of_piece(sig.machine, &l.args[0], &c->gp) ||
+	    arg_of_piece(sig.machine, &l.args[2], &c->newval))
 		err = gt_error(-ENOTSUP, "%s: cannot place runtime.casgstatus's arguments",
 			       bin->elf->path);
 	go_abi_layout__free(&l);

@@ -272,9 +272,10 @@ static int plan_value(struct planner *pl, const struct loc *l,
 {
 	struct trace_vroot r = { .kind = REF_MEM };
 	struct trace_src gate = { 0 };
-	struct trace_word sp = { .kind = WORD_REG, .reg = GO_REG_RSP, .size = 8,
+	struct trace_word sp = { .kind = WORD_REG, .size = 8,
 				 .base = TRACE_NO_BASE };
 	int64_t stack_offset = 0;
+	unsigned int sp_reg;
 	int word, err = 0;
 
 	if (!pl->vtypes->ntypes)
@@ -299,7 +300,10 @@ static int plan_value(struct planner *pl, const struct loc *l,
 		word = l->base;
 		r.offset = l->off;
 	} else if (!err) {
-		err = planner__add_word(pl, sp, &word);
+		err = planner__sp_reg(pl, &sp_reg);
+		sp.reg = sp_reg;
+		if (!err)
+			err = planner__add_word(pl, sp, &word);
 		r.offset = stack_offset;
 	}
 	if (!err)

@@ -49,6 +49,17 @@ static int src_add(struct planner *pl, struct trace_src *src, int word,
 	return 0;
 }
 
+int planner__sp_reg(const struct planner *pl, unsigned int *reg)
+{
+	int sp = go_abi__sp_reg(pl->bin->elf->machine);
+
+	if (sp < 0)
+		return gt_error(sp, "%s: no stack pointer known on machine %u",
+				pl->func, (unsigned int)pl->bin->elf->machine);
+	*reg = sp;
+	return 0;
+}
+
 int planner__emit_memory(struct planner *pl, struct trace_src *src,
 			 unsigned int reg, int base, int64_t off, uint64_t size,
 			 uint64_t value_offset, unsigned int guard,
@@ -75,6 +86,7 @@ int planner__emit(struct planner *pl, const struct loc *l, uint64_t off,
 		  uint64_t size, struct trace_src *src)
 {
 	uint64_t start = l->off + off, end = start + size;
+	unsigned int sp;
 	size_t i;
 	int idx, err = 0;
 
@@ -105,10 +117,13 @@ int planner__emit(struct planner *pl, const struct loc *l, uint64_t off,
 			break;
 		case GO_PIECE_STACK:
 		case GO_PIECE_MEM:
-			err = planner__emit_memory(pl, src,
-				p->kind == GO_PIECE_STACK ? GO_REG_RSP : p->reg,
-				TRACE_NO_BASE, p->mem_offset + (lo - ps),
-				hi - lo, lo - start, 0, 0);
+			sp = p->reg;
+			if (p->kind == GO_PIECE_STACK)
+				err = planner__sp_reg(pl, &sp);
+			if (!err)
+				err = planner__emit_memory(pl, src, sp,
+					TRACE_NO_BASE, p->mem_offset + (lo - ps),
+					hi - lo, lo - start, 0, 0);
 			break;
 		}
 	}

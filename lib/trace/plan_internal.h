@@ -67,7 +67,8 @@ int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,
 /*
  * The arguments of an inlined copy at its first instruction, SITE, where
  * DWARF's location lists put them: registers, and frame slots at the call
- * frame address (SP + the frame size there, by the pcsp table, + 8); what
+ * frame address (SP + the frame size there, by the pcsp table, + the
+ * CFA's offset from SP at entry, go_abi__cfa_offset(): 8, 0 on arm64); what
  * is not recorded there is a NONE piece. PARAMS[N] into PL's signature
  * (VARS) and layout.
  */
@@ -76,6 +77,11 @@ int planner__place_inlined(struct planner *pl, uint64_t site,
 			   struct go_dwarf_var *vars);
 
 /* plan_expr.c: an expression to words BPF reads */
+
+/* Into *REG, DWARF's number of the stack pointer of PL's machine (RSP 7,
+ * SP 31), which stack pieces are read off. Returns 0, or -EINVAL with a
+ * reason for a machine go_abi does not know. */
+int planner__sp_reg(const struct planner *pl, unsigned int *reg);
 
 /* The index of word W in the plan, added unless the same read is there. */
 int planner__add_word(struct planner *pl, struct trace_word w, int *idx);

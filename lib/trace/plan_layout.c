@@ -65,6 +65,7 @@ static int layout_from_dwarf(struct planner *pl)
 	sig.nparams = pl->sig.nparams;
 	sig.results = types + pl->sig.nparams;
 	sig.nresults = pl->sig.nresults;
+	sig.machine = pl->bin->elf->machine;
 	err = go_abi__assign(pl->sig.abi, &sig, &pl->layout);
 	free(types);
 	return err;
@@ -194,6 +195,7 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 		sig.results = &mem_result;
 		sig.nresults = 1;
 	}
+	sig.machine = pl->bin->elf->machine;
 	err = go_abi__assign(pl->bin->abi, &sig, &pl->layout);
 	if (!err && probe->ret && n && pl->bin->abi == GO_ABI_STACK)
 		err = move_stack_results(pl, addr);
@@ -311,11 +313,14 @@ static int layout_from_spills(struct planner *pl, uint64_t addr)
 }
 
 /* Does PL's probe print raw words where nothing types its function: a bare
- * entry probe without a filter, on register-ABI gc code? */
+ * entry probe without a filter, on register-ABI gc code? On x86-64 only,
+ * whose morestack tail x86/arg_spills reads (arm64's has no reader yet:
+ * its probes are typed by the format, as without a tail). */
 static bool wants_raw_words(const struct planner *pl)
 {
 	return pl->probe->bare && !pl->probe->ret && !pl->probe->nterms &&
-	       pl->bin->abi == GO_ABI_REGISTER && !pl->bin->is_gccgo;
+	       pl->bin->abi == GO_ABI_REGISTER && !pl->bin->is_gccgo &&
+	       pl->bin->elf->machine == EM_X86_64;
 }
 
 int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,
@@ -336,15 +341,34 @@ int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,
 	return layout_from_format(pl, addr, dw ? pl->sig.c_result_size : 0);
 }
 
+/* DWARF's register REG of MACHINE as P's: an integer register BPF holds
+ * (REGS_BY_DWARF: 0 to 15), or a float one. False for another. */
+static bool piece_reg(uint16_t machine, unsigned int reg,
+		      struct go_abi_piece *p)
+{
+	enum go_piece_kind kind;
+	uint8_t r;
+
+	if (go_abi__dwarf_reg(machine, reg, &kind, &r) ||
+	    (kind == GO_PIECE_IREG && r >= 16))
+		return false;
+	p->kind = kind;
+	p->reg = r;
+	return true;
+}
+
 int planner__place_inlined(struct planner *pl, uint64_t site,
 			   const struct go_dwarf_inline_param *params, size_t n,
 			   struct go_dwarf_var *vars)
 {
 	struct go_abi_layout *l = &pl->layout;
+	uint16_t machine = pl->bin->elf->machine;
+	int cfa = go_abi__cfa_offset(machine);
 	int32_t frame = -1;
 	size_t i, k;
 
-	if (!pl->bin->pclntab || pclntab__frame_size_at(pl->bin->pclntab, site, &frame))
+	if (!pl->bin->pclntab || pclntab__frame_size_at(pl->bin->pclntab, site, &frame) ||
+	    cfa < 0)
 		frame = -1;
 	gt_error_clear();
 	if (layout_alloc_args(l, n))
@@ -364,16 +388,14 @@ int planner__place_inlined(struct planner *pl, uint64_t site,
 			p->size = d->size;
 			p->value_offset = at;
 			at += d->size;
-			if (d->kind == GO_DWARF_LOC_REG && d->reg < 16) {
-				p->kind = GO_PIECE_IREG;
-				p->reg = d->reg;
-			} else if (d->kind == GO_DWARF_LOC_REG && d->reg >= 17 &&
-				   d->reg <= 32) {
-				p->kind = GO_PIECE_FREG;
-				p->reg = d->reg - 17;
-			} else if (d->kind == GO_DWARF_LOC_CFA && frame >= 0) {
+			if (d->kind == GO_DWARF_LOC_REG &&
+			    piece_reg(machine, d->reg, p))
+				continue;
+			/* the CFA is SP at the site + its frame + the
+			 * CFA's offset from SP at entry */
+			if (d->kind == GO_DWARF_LOC_CFA && frame >= 0) {
 				p->kind = GO_PIECE_STACK;
-				p->mem_offset = frame + 8 + d->offset;
+				p->mem_offset = frame + cfa + d->offset;
 			} else {
 				p->kind = GO_PIECE_NONE;
 			}

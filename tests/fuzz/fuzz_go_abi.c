@@ -68,8 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		params[i] = &types[next(&p, end) % NTYPES];
 		results[i] = &types[next(&p, end) % NTYPES];
 	}
-	for (size_t a = 0; a < sizeof(abis) / sizeof(abis[0]); a++) {
-		if (go_abi__assign(abis[a], &sig, &l))
+	for (size_t k = 0; k < 2 * sizeof(abis) / sizeof(abis[0]); k++) {
+		sig.machine = k & 1 ? EM_AARCH64 : EM_X86_64;
+		if (go_abi__assign(abis[k / 2], &sig, &l))
 			continue;
 		for (size_t i = 0; i < l.nargs; i++)
 			check_value(&l.args[i]);

@@ -27,7 +27,7 @@
  * "[rdi+8]/8@0": where, then /size, then @offset within the value. */
 static void piece_str(const struct go_abi_piece *p, char *buf, size_t len)
 {
-	const char *reg = go_abi__reg_name(p->kind, p->reg);
+	const char *reg = go_abi__reg_name(EM_X86_64, p->kind, p->reg);
 
 	switch (p->kind) {
 	case GO_PIECE_IREG:
@@ -655,14 +655,14 @@ TEST(pt_regs)
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		CHECK_EQ_INT(go_abi__pt_regs_offset(want[i].reg), want[i].off);
-		CHECK_EQ_STR(go_abi__pt_regs_field(want[i].reg), want[i].f);
+		CHECK_EQ_INT(go_abi__pt_regs_offset(EM_X86_64, want[i].reg), want[i].off);
+		CHECK_EQ_STR(go_abi__pt_regs_field(EM_X86_64, want[i].reg), want[i].f);
 	}
-	CHECK_EQ_INT(go_abi__pt_regs_offset(16), -EINVAL);
-	CHECK(go_abi__pt_regs_field(99) == NULL);
-	CHECK_EQ_STR(go_abi__reg_name(GO_PIECE_IREG, GO_REG_R11), "r11");
-	CHECK_EQ_STR(go_abi__reg_name(GO_PIECE_FREG, 14), "xmm14");
-	CHECK_EQ_STR(go_abi__reg_name(GO_PIECE_FREG, 16), "?");
+	CHECK_EQ_INT(go_abi__pt_regs_offset(EM_X86_64, 16), -EINVAL);
+	CHECK(go_abi__pt_regs_field(EM_X86_64, 99) == NULL);
+	CHECK_EQ_STR(go_abi__reg_name(EM_X86_64, GO_PIECE_IREG, GO_REG_R11), "r11");
+	CHECK_EQ_STR(go_abi__reg_name(EM_X86_64, GO_PIECE_FREG, 14), "xmm14");
+	CHECK_EQ_STR(go_abi__reg_name(EM_X86_64, GO_PIECE_FREG, 16), "?");
 }
 
 /*

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * gotrace's plans on the args fixture (tests/fixtures/args): where the
- * words of each value are read, by the register ABI (Go 1.23) and the
- * stack ABI (Go 1.15), typed by the format; the filter's comparisons; the
- * DWARF path with names, fields followed through pointers and len().
+ * words of each value are read, by the register ABI (Go 1.23, x86-64
+ * and arm64) and the stack ABI (Go 1.15), typed by the format; the
+ * filter's comparisons; the DWARF path with names, fields followed
+ * through pointers and len().
  * The expected places come from the ABI rules (go-internals.md) applied
  * to the fixture's signatures, not from a run of the tool.
  */
@@ -446,6 +447,39 @@ TEST(shared_plans)
 	planned__free(&p);
 }
 
+/* arm64 (Go 1.23, DWARF): stackArray(v [3]int, k int) takes v at 8(RSP),
+ * as its DWARF's DW_OP_fbreg +8 says (the CFA is SP at entry), and k in
+ * R0; the stack is read off SP, DWARF's 31, not x86-64's 7. greet's
+ * name is in R0 and R1, n in R2. */
+TEST(arm64_registers)
+{
+	struct planned p;
+	const struct trace_plan *pl;
+
+	CHECK_EQ_INT(plan("args-go1.23-arm64", "main.stackArray \"%d %d\" v[1], k",
+			  true, &p), 0);
+	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->nwords, 2);
+		CHECK(pl->words[0].kind == WORD_MEM &&
+		      pl->words[0].base == TRACE_NO_BASE &&
+		      pl->words[0].reg == 31 && pl->words[0].offset == 16 &&
+		      pl->words[0].size == 8);
+		CHECK(is_reg(&pl->words[1], 0));
+	}
+	planned__free(&p);
+	CHECK_EQ_INT(plan("args-go1.23-arm64", "main.greet \"%s %d\" name, n",
+			  true, &p), 0);
+	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->nwords, 3);
+		CHECK(is_reg(&pl->words[0], 0));
+		CHECK(is_reg(&pl->words[1], 1));
+		CHECK(is_reg(&pl->words[2], 2));
+	}
+	planned__free(&p);
+}
+
 int main(void)
 {
 	RUN(register_abi_string_and_int);
@@ -457,5 +491,6 @@ int main(void)
 	RUN(errors);
 	RUN(shared_plans);
 	RUN(inlined_rows);
+	RUN(arm64_registers);
 	return TEST_SUMMARY();
 }
