@@ -16,7 +16,10 @@
 #                                   until the script exits)
 #   debian_archive_unpack PKG DIR   download PKG (NAME or NAME/SUITE) unless
 #                                   its .deb is already there, unpack it into
-#                                   DIR and set DEB_VERSION to its version
+#                                   DIR and set DEB_VERSION to its version;
+#                                   with DEBIAN_ARCH set (arm64), the package
+#                                   of that architecture (whose index
+#                                   DEBIAN_FOREIGN must name)
 #   debian_archive_source PKG DIR   the same for the source package PKG
 #                                   (NAME/SUITE), its Debian patches applied
 #                                   (DIR must not exist); SUITE must be in
@@ -40,7 +43,9 @@
 #                                   directory removed on exit
 #
 # Set before debian_archive_init: DEBIAN_SOURCE_SUITES, the suites whose
-# source packages are wanted (their indexes are large: none by default).
+# source packages are wanted (their indexes are large: none by default);
+# DEBIAN_FOREIGN, the indexes of other architectures wanted, as ARCH:SUITE
+# words (arm64:trixie; as large: none by default).
 # After it: DEBIAN_MIRROR, APTDIR (download.log is there) and APT_OPTS.
 
 DEBIAN_SUITES="bullseye bookworm bookworm-backports trixie trixie-backports sid"
@@ -133,6 +138,9 @@ debian_archive_init() {
 		for s in ${DEBIAN_SOURCE_SUITES:-}; do
 			echo "deb-src [signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $s main"
 		done
+		for s in ${DEBIAN_FOREIGN:-}; do
+			echo "deb [arch=${s%%:*} signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR ${s#*:} main"
+		done
 	} > "$APTDIR/sources.list"
 
 	APT_OPTS=(
@@ -146,19 +154,34 @@ debian_archive_init() {
 		-o "APT::Sandbox::User=root"
 		-q=2
 	)
+	# apt reads the indexes of the architectures it is told of only.
+	if [ -n "${DEBIAN_FOREIGN:-}" ]; then
+		APT_OPTS+=(-o "APT::Architectures::=$arch")
+		for s in $DEBIAN_FOREIGN; do
+			APT_OPTS+=(-o "APT::Architectures::=${s%%:*}")
+		done
+	fi
 
 	apt-get "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1 ||
 		die "apt-get update of the private sources list failed (see $APTDIR/update.log)"
 }
 
 debian_archive_unpack() {
-	local pkg=$1 dir=$2 name=${1%%/*} debs=$APTDIR/debs deb
+	local pkg=$1 dir=$2 name=${1%%/*} debs=$APTDIR/debs deb glob
 
-	if ! ls "$debs/${name}_"*.deb >/dev/null 2>&1; then
+	glob="${name}_*.deb"
+	if [ -n "${DEBIAN_ARCH:-}" ]; then
+		# NAME:ARCH or NAME:ARCH/SUITE
+		pkg=$name:$DEBIAN_ARCH${1#"$name"}
+		glob="${name}_*_$DEBIAN_ARCH.deb"
+	fi
+	# shellcheck disable=SC2086 # a glob
+	if ! ls "$debs/"$glob >/dev/null 2>&1; then
 		(cd "$debs" && apt-get "${APT_OPTS[@]}" download "$pkg") \
 			>>"$APTDIR/download.log" 2>&1 || return 1
 	fi
-	deb=$(ls "$debs/${name}_"*.deb | tail -n1)
+	# shellcheck disable=SC2086 # a glob
+	deb=$(ls "$debs/"$glob | tail -n1)
 	# shellcheck disable=SC2034 # for the caller
 	DEB_VERSION=$(dpkg-deb -f "$deb" Version) || return 1
 	dpkg-deb -x "$deb" "$dir"
