@@ -12,10 +12,12 @@
 # (/sys/kernel/tracing), debugfs, bpffs (/sys/fs/bpf), cgroup2 and a tmpfs
 # /tmp mounted, RLIMIT_MEMLOCK unlimited and lo up. Its output (standard
 # output and error together) is this script's standard output, and its exit
-# status this script's. /proc/uptime in the guest says how long the boot
-# took (about 'GUEST_BOOTED SECONDS' is printed to stderr).
+# status this script's; its standard error gets one line
+# 'GUEST_BOOTED SECONDS (qemu ran N s, -cpu CPU)', SECONDS the guest's
+# uptime when the script started: what the boot took.
 #
-# A guest that panics, prints an oops, does not report the script's exit
+# A guest whose kernel panics, oopses or warns (it prints messages of level
+# warning and above: loglevel=5), that does not report the script's exit
 # status (it hung, /init died) or outlives SECONDS (default 600) fails
 # loudly: a message on stderr with the end of the console's log, exit
 # status 125. -l LOG keeps the whole console log (kernel messages
@@ -106,7 +108,7 @@ start=$SECONDS
 rc=0
 timeout -k 10 "$TIMEOUT" qemu-system-aarch64 -M virt -cpu "$cpu" -smp 2 -m 2048 \
 	-nographic -nic none -no-reboot -kernel "$QDIR/Image" -initrd "$work/initrd.gz" \
-	-append "console=ttyAMA0 panic=-1 quiet ${GT_QEMU_APPEND:-}" \
+	-append "console=ttyAMA0 panic=-1 loglevel=5 ${GT_QEMU_APPEND:-}" \
 	</dev/null >"$console" 2>"$work/qemu.err" || rc=$?
 took=$((SECONDS - start))
 tr -d '\r' <"$console" >"$work/console"
@@ -125,11 +127,16 @@ fail_guest() {
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	fail_guest "the guest outlived ${TIMEOUT} s: killed"
 fi
-if grep -q 'Kernel panic' "$work/console"; then
+# The kernel's messages: the console's lines but the script's output.
+awk -v begin="$mark BEGIN" -v end="$mark EXIT " '
+	$0 == begin { on = 1; next }
+	on && index($0, end) { on = 0; next }
+	!on' "$work/console" >"$work/kernel"
+if grep -q 'Kernel panic' "$work/kernel"; then
 	fail_guest "the guest's kernel panicked"
 fi
-if grep -qE 'Internal error: Oops|BUG: |Unable to handle kernel' "$work/console"; then
-	fail_guest "the guest's kernel oopsed"
+if grep -qE 'Internal error: Oops|BUG: |Unable to handle kernel|WARNING: CPU: ' "$work/kernel"; then
+	fail_guest "the guest's kernel oopsed or warned: $(grep -m1 -E 'Internal error: Oops|BUG: |Unable to handle kernel|WARNING: CPU: ' "$work/kernel")"
 fi
 [ $rc = 0 ] || fail_guest "qemu-system-aarch64 exited with status $rc"
 status=$(sed -n "s/.*$mark EXIT \([0-9]*\)\$/\1/p" "$work/console")
