@@ -24,7 +24,8 @@
 # here with trixie's arm64 index, then dpkg-deb -x); nothing of them is
 # installed on the system. Idempotent: once the marker is there and qemu
 # installed, nothing is fetched again. Run by tests/integration/
-# test_arm64_qemu.sh itself (on demand: no other test needs it), as root.
+# test_arm64_qemu.sh itself (on demand: no other test needs it); as root
+# when something is missing.
 set -euo pipefail
 
 SUITE=trixie
@@ -33,14 +34,13 @@ ARCH=arm64
 LAYOUT="layout 1: Image config busybox"
 die() { echo "qemu-arm64.sh: $*" >&2; exit 1; }
 
-[ "$(id -u)" = 0 ] || die "must run as root"
-
 missing=()
 for pkg in qemu-system-arm cpio; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
 	[ "$status" = installed ] || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "must run as root to install ${missing[*]}"
 	echo "qemu-arm64.sh: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get -q=2 -o DPkg::Lock::Timeout=300 update
