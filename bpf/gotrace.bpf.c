@@ -503,7 +503,7 @@ SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx), id = bpf_get_current_pid_tgid();
-	__u64 regs[16] = REGS_BY_DWARF(ctx);
+	__u64 regs[REGS_BY_DWARF_N] = REGS_BY_DWARF(ctx);
 	__u32 row = COOKIE_INDEX(cookie), zero = 0, *plan_idx;
 	__u64 size;
 	struct task_struct *task;

@@ -22,18 +22,21 @@
 #define TASK_TLS_BASE	thread.uw.tp_value
 
 /* R0 to R15 by DWARF number, 0 to 15: where Go's register ABI puts
- * integer arguments and results. */
+ * integer arguments and results; then SP (DWARF 31, which lib/ reads
+ * stack arguments off). Field by field: the verifier refuses a context
+ * access at a computed offset. */
+#define REGS_BY_DWARF_N	17
 #define REGS_BY_DWARF(ctx) {						\
 	(ctx)->regs[0], (ctx)->regs[1], (ctx)->regs[2], (ctx)->regs[3],	\
 	(ctx)->regs[4], (ctx)->regs[5], (ctx)->regs[6], (ctx)->regs[7],	\
 	(ctx)->regs[8], (ctx)->regs[9], (ctx)->regs[10], (ctx)->regs[11], \
 	(ctx)->regs[12], (ctx)->regs[13], (ctx)->regs[14], (ctx)->regs[15], \
+	(ctx)->sp,							\
 }
-/* Integer register REG by DWARF number: R0 to R15 from the registers of
- * REGS_BY_DWARF, SP (31, which lib/ reads stack arguments off) from
- * pt_regs. */
+/* Integer register REG by DWARF number, R0 to R15 or SP, from the
+ * registers of REGS_BY_DWARF. */
 #define REG_BY_DWARF(ctx, regs_by_dwarf, reg)				\
-	((reg) == 31 ? (ctx)->sp : (regs_by_dwarf)[(reg) & 15])
+	((regs_by_dwarf)[(reg) == 31 ? 16 : (reg) & 15])
 /* REG_G's value, beside the registers of REGS_BY_DWARF (R28 is not among
  * them). */
 #define REG_G_VALUE(ctx, regs_by_dwarf)	((ctx)->regs[28])

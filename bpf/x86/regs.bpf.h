@@ -23,8 +23,9 @@
 #define TASK_TLS_BASE	thread.fsbase
 
 /* The integer registers by DWARF number, 0 to 15 (what lib/ numbers
- * arguments by), as an initializer of a __u64[16]: field by field, the
- * verifier refusing a context access at a computed offset. */
+ * arguments by), as an initializer of a __u64[REGS_BY_DWARF_N]: field by
+ * field, the verifier refusing a context access at a computed offset. */
+#define REGS_BY_DWARF_N	16
 #define REGS_BY_DWARF(ctx) {						\
 	(ctx)->ax, (ctx)->dx, (ctx)->cx, (ctx)->bx, (ctx)->si, (ctx)->di, \
 	(ctx)->bp, (ctx)->sp, (ctx)->r8, (ctx)->r9, (ctx)->r10, (ctx)->r11, \

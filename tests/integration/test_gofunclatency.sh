@@ -8,32 +8,6 @@ source "$(dirname "$0")/lib.sh"
 TOOL=$BUILD/gofunclatency
 PATTERN='^main\.lat[A-Za-z]+$'
 
-# compare_latency TRUTH JSONOUT [MIN]: counts equal, totals within 2%, for
-# each of the (at least MIN, default 9) functions of TRUTH.
-compare_latency() {
-	python3 - "$1" "$2" "${3:-9}" <<'PY'
-import json, sys
-got = {}
-for line in open(sys.argv[2]):
-    if line.startswith("{"):
-        j = json.loads(line)
-        c, t = got.get(j["func"], (0, 0))
-        got[j["func"]] = (c + j["count"], t + j["total_ns"])
-ok = True
-n = 0
-for line in open(sys.argv[1]):
-    name, count, total = line.split()
-    count, total = int(count), int(total)
-    c, t = got.get(name, (0, 0))
-    n += 1
-    if c != count or abs(t - total) > 0.02 * total:
-        print("  %s: fixture %d calls %d ns, tool %d calls %d ns"
-              % (name, count, total, c, t))
-        ok = False
-sys.exit(0 if ok and n >= int(sys.argv[3]) else 1)
-PY
-}
-
 # Untraced runs: what the fixture prints and how it exits, once per binary.
 untraced() {
 	local f=$1 out=$2

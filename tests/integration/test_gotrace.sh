@@ -20,282 +20,10 @@ if [[ ! -x $TOOL ]]; then
 	exit 1
 fi
 
-# The probes, one per line: FUNCTION|r|FORMAT|ARGS. A function given as
-# GC/GCCGO names it per compiler. F[*] matches the one shape instantiation
-# of a generic function (after its hidden dictionary argument), which the
-# fixture writes as F[...]. Fixture values in XMM registers (floats
-# under the register and C ABIs) must print as <xmm>, never as a number.
-PROBES='main.addInts||%d %d|goarg1, goarg2
-main.addInts|r|%d|retval
-main.widthI8||%hhd %hhd|goarg1, goarg2
-main.widthI8|r|%hhd|retval
-main.widthI16||%hd %hd|goarg1, goarg2
-main.widthI16|r|%hd|retval
-main.widthI32||%w32d %w32d|goarg1, goarg2
-main.widthI32|r|%w32d|retval
-main.widthI64||%d %d|goarg1, goarg2
-main.widthI64|r|%d|retval
-main.widthU8||%hhu %hhu|goarg1, goarg2
-main.widthU8|r|%hhu|retval
-main.widthU16||%hu %hu|goarg1, goarg2
-main.widthU16|r|%hu|retval
-main.widthU32||%w32u %w32u|goarg1, goarg2
-main.widthU32|r|%w32u|retval
-main.widthU64||%u %u|goarg1, goarg2
-main.widthU64|r|%u|retval
-main.mixedWidths||%hhd %hu %w32d %u %t|goarg1, goarg2, goarg3, goarg4, goarg5
-main.mixedWidths|r|%d|retval
-main.boolArgs||%t %t|goarg1, goarg2
-main.boolArgs|r|%t|retval
-main.greet||%s %d|goarg1, goarg2
-main.greet|r|%s|retval
-main.manyInts||%d %d %d %d %d %d %d %d %d %d %d|goarg1, goarg2, goarg3, goarg4, goarg5, goarg6, goarg7, goarg8, goarg9, goarg10, goarg11
-main.manyInts|r|%d|retval
-main.mixFloat||%d %f %d %w32f|goarg1, goarg2, goarg3, goarg4
-main.mixFloat|r|%f|retval
-main.celsius.toF||%d %d|goarg1, goarg2
-main.celsius.toF|r|%d|retval
-main.(*counter).add/main.counter.add||%p %d|goarg1, goarg2
-main.(*counter).add/main.counter.add|r|%d|retval
-main.sumVar||%d|goarg1
-main.sumVar|r|%d|retval
-main.divmod||%d %d|goarg1, goarg2
-main.divmod|r|%d %d|goret1, goret2
-main.describe||%s %d|goarg1, goarg2
-main.describe|r|%s %d %t|goret1, goret2, goret3
-main.maxOf[*]||%d %d|goarg1, goarg2
-main.maxOf[*]|r|%d|retval
-main.longer[*]||%s %s|goarg1, goarg2
-main.longer[*]|r|%s|retval
-main.(*box[*]).bump||%p %d %d|goarg1, goarg2, goarg3
-main.(*box[*]).bump|r|%d|retval'
+# The probes and their arguments (probes_for, probe_args), shared with
+# test_arm64_qemu.sh.
+source "$ROOT/tests/integration/gotrace_probes.sh"
 
-# Filters on goargN need no DWARF: every build runs these. Two more
-# columns: FILTER, which gotrace takes in parentheses before the format,
-# and PREDICATE, the same test in Python on the fixture's line (a: its
-# arguments, r: its results, as strings), which must keep some lines and
-# drop others. The first word of each format tells the probes apart.
-PROBES_FILTER='main.addInts||gt5 %d %d|goarg1, goarg2|goarg1 > 5|int(a[0]) > 5
-main.addInts||hexneg %d %d|goarg1, goarg2|goarg2 < -1 || goarg1 == 0x2a|int(a[1]) < -1 or int(a[0]) == 0x2a
-main.addInts||andor %d %d|goarg1, goarg2|goarg1 > 5 && goarg2 < 0 || goarg2 == 1000|int(a[0]) > 5 and int(a[1]) < 0 or int(a[1]) == 1000
-main.boolArgs||not %t %t|goarg1, goarg2|!goarg2|a[1] == "false"
-main.boolArgs||both %t %t|goarg1, goarg2|goarg1 == true && goarg2|a[0] == "true" and a[1] == "true"'
-
-# What needs DWARF (parameters by name, field selectors, []byte, len/cap,
-# %T): builds with DWARF only, in the same run. A named ARG prints the
-# fixture's value at its own position among the probe's ARGs (arguments
-# at the entry, results in r:); ARG@N picks the Nth value instead,
-# ARG@N.M the Mth field or element of that value (a struct written
-# {F1 F2 ...}, an array [E1 E2 ...]), ARG@N.M.K an element of that...
-PROBES_DWARF='main.greet||%s %d|name, n
-main.greet||bob %s %d|name, n|name == "bob"|a[0] == "bob"
-main.(*counter).add/main.counter.add||%p %d|c, goarg2
-main.splitStruct||%d %s %d|p.a@1.1, p.s@1.2, k@2
-main.stackStruct||%d %d %d %d|r.pts[0]@1.1.1, r.pts[1]@1.1.2, r.w@1.2, k@2
-main.stackArray||%d %d %d %d|v[0]@1.1, v[2]@1.3, k@2, v[1]@1.2
-main.handle||%s %s %d %d|r.Method, r.URL.Path, len(r.Body), r.ID
-main.handle||some %d|r.ID@4|r.ID >= 2 && len(r.Body) > 0|int(a[3]) >= 2 and int(a[2]) > 0
-main.lookup||%s %d %p %s|key, len(key), u, u.Host
-main.lookup||set %s|key|u != nil|a[2] != "0x0"
-main.handle||idx %s|r.URL.Path@2|r.URL.Path == "/index.html"|a[1] == "/index.html"
-main.lookup||gk %s|key|key == "gamma-key"|a[0] == "gamma-key"
-main.lookup||gz %s|key|key == "gamma-kez" || key == "alpha"|a[0] == "gamma-kez" or a[0] == "alpha"
-main.sendBytes||%s %d %d|b, len(b), n
-main.sendBytes||ping %s %d|b, n@3|b == "ping"|a[0] == "ping"
-main.sumInts||%d %d %d|len(xs), cap(xs), k
-main.ifaces||%T %T|e, err
-main.minMax||%d|len(xs)
-main.minMax|r|%d %d|lo, hi
-main.kindOf[*]||%T|x
-main.kindOf[*]|r|%d|retval
-main.nameOf[*]||%T|x'
-
-# probes_for ABI DWARF: the probe lines for a build under ABI (register,
-# stack or c), with DWARF (yes) or not, that this version of gotrace can
-# trace. What it cannot do yet, as it says itself: results under the
-# stack ABI (Go <= 1.16).
-probes_for() {
-	local abi=$1 dwarf=$2 fn ret fmt args
-	while IFS='|' read -r fn ret fmt args; do
-		[[ -z $fn ]] && continue
-		[[ $abi != register && $fn == *'[*]'* ]] && continue # no generics
-		echo "$fn|$ret|$fmt|$args"
-	done < <(echo "$PROBES"
-		echo "$PROBES_FILTER"
-		[[ $dwarf == yes ]] && echo "$PROBES_DWARF")
-}
-
-# probe_args ABI DWARF: the probes as gotrace arguments, one per line.
-probe_args() {
-	local fn ret fmt rest args filter
-	while IFS='|' read -r fn ret fmt rest; do
-		if [[ $fn == */* ]]; then
-			[[ $1 == c ]] && fn=${fn#*/} || fn=${fn%/*}
-		fi
-		args=${rest%%|*}
-		filter=
-		[[ $rest == *'|'* ]] && filter=${rest#*|} && filter=${filter%|*}
-		echo "${ret:+r:}$fn${filter:+ ($filter)} \"$fmt\" $(sed -E 's/@[0-9.]+//g' <<<"$args")"
-	done < <(probes_for "$@")
-}
-
-# compare.py ABI TRUTH OUT PROBES: the fixture's lines, turned into the messages
-# the probes must print, against gotrace's event lines (PID TID GOID COMM
-# FUNC MESSAGE), in order. The events of one call at one place (entry or
-# return) may come in any order. Integers compare by value (pointers: Go's %p
-# and gotrace's %p may differ in spelling only; Go's 0x0 is gotrace's <nil>).
-cat >"$TMP/compare.py" <<'PY'
-import itertools, re, sys
-from gotrace_lines import shapes_collapsed
-abi, truth, out, probe_lines = sys.argv[1:5]
-
-def tokens(s):
-    """Blank-separated values; [..] and {..} stay whole."""
-    vals, cur, depth = [], "", 0
-    for c in s:
-        if c == " " and depth == 0:
-            if cur:
-                vals.append(cur)
-            cur = ""
-            continue
-        depth += (c in "[{") - (c in "]}")
-        cur += c
-    if cur:
-        vals.append(cur)
-    return vals
-
-probes = []
-for line in probe_lines.splitlines():
-    fn, ret, fmt, rest = line.split("|", 3)
-    args, _, rest = rest.partition("|")
-    filt, _, pred = rest.rpartition("|")
-    if "/" in fn:
-        fn = fn.split("/")[1] if abi == "c" else fn.split("/")[0]
-    fn = fn.replace("[*]", "[...]")
-    refs = [a.strip() for a in args.split(",")]
-    convs = re.findall(r"%[a-zA-Z0-9]+", fmt)
-    assert len(convs) == len(refs), line
-    probes.append({"fn": fn, "ret": ret == "r", "fmt": fmt, "refs": refs,
-                   "convs": convs, "filter": filt, "pred": pred, "kept": 0, "dropped": 0})
-
-def value(p, i, args, res):
-    conv, r = p["convs"][i], p["refs"][i]
-    if r == "retval":
-        v = res[0]
-    elif r.startswith("goret"):
-        v = res[int(r[5:]) - 1]
-    elif r.startswith("goarg"):
-        v = args[int(r[5:]) - 1]
-    else:
-        vals = res if p["ret"] else args
-        at = r.partition("@")[2]
-        if not at:
-            v = vals[i]
-        else:
-            path = [int(k) for k in at.split(".")]
-            v = vals[path[0] - 1]
-            for m in path[1:]:
-                v = tokens(v[1:-1])[m - 1]
-    # Floats travel in XMM registers except under ABI0.
-    if conv.endswith("f") and abi != "stack":
-        v = "<xmm>"
-    if conv == "%p" and v == "0x0":
-        v = "<nil>"
-    return v
-
-# want: one group per call and place, [(name, ret, tokens), ...].
-want, used = [], set()
-for line in open(truth):
-    name, rest = line.rstrip("\n").split(" ", 1)
-    args, _, res = rest.partition(" ->")
-    args, res = tokens(args), tokens(res)
-    groups = {False: [], True: []}
-    for p in probes:
-        if p["fn"] != name:
-            continue
-        used.add((p["fn"], p["ret"]))
-        if p["pred"]:
-            if not eval(p["pred"], {"a": args, "r": res}):
-                p["dropped"] += 1
-                continue
-            p["kept"] += 1
-        vals = iter([value(p, i, args, res) for i in range(len(p["refs"]))])
-        msg = re.sub(r"%[a-zA-Z0-9]+", lambda m: next(vals), p["fmt"])
-        groups[p["ret"]].append((name, p["ret"], msg.split()))
-    want += [g for g in (groups[False], groups[True]) if g]
-got, goids = [], set()
-for line in open(out, errors="replace"):
-    f = shapes_collapsed(line).split(None, 5)
-    if len(f) < 5 or not (f[0].isdigit() and f[1].isdigit()):
-        continue
-    goids.add(f[2])
-    # type arguments, of a function or of a method's receiver type
-    fn = re.sub(r"\[.*\](?=\)\.|\.[^.\]]*$|$)", "[...]", f[4])
-    if fn.startswith("r:"):
-        fn = fn[2:]
-    got.append((fn, (f[5] if len(f) > 5 else "").split()))
-
-def show(vals):
-    return "".join(c if c.isprintable() else "?" for c in " ".join(vals))
-
-def same(a, b):
-    if a == b:
-        return True
-    try:
-        return int(a, 0) == int(b, 0)
-    except ValueError:
-        return False
-
-def matches(group, events):
-    for perm in itertools.permutations(events):
-        if all(gn == wn and len(gv) == len(wv) and all(same(x, y) for x, y in zip(wv, gv))
-               for (wn, _, wv), (gn, gv) in zip(group, perm)):
-            return True
-    return False
-
-bad = 0
-# A probe no fixture line answers would compare nothing; a filter that
-# keeps every line or none would prove nothing.
-for p in probes:
-    r = "r:" if p["ret"] else ""
-    if (p["fn"], p["ret"]) not in used:
-        print("  the fixture wrote no line for %s%s" % (r, p["fn"]))
-        bad += 1
-    elif p["pred"] and not (p["kept"] and p["dropped"]):
-        print("  filter (%s) of %s%s keeps %d lines, drops %d: it tests nothing"
-              % (p["filter"], r, p["fn"], p["kept"], p["dropped"]))
-        bad += 1
-i = nwant = 0
-for group in want:
-    nwant += len(group)
-    ev = got[i:i + len(group)]
-    i += len(group)
-    if len(ev) < len(group):
-        for wn, wr, wv in group[len(ev):]:
-            print("  missing from gotrace: %s%s %s" % ("r:" if wr else "", wn, show(wv)))
-        bad += 1
-    elif not matches(group, ev):
-        print("  call at event %d: %s%s: fixture %s; gotrace %s" % (
-            i - len(group) + 1, "r:" if group[0][1] else "", group[0][0],
-            " | ".join(show(wv) for _, _, wv in group),
-            " | ".join("%s %s" % (gn, show(gv)) for gn, gv in ev)))
-        bad += 1
-    if bad >= 5:
-        print("  ...")
-        break
-if bad < 5 and i < len(got):
-    print("  extra in gotrace: %s %s" % (got[i][0], show(got[i][1])))
-    bad += 1
-# Every call runs on the main goroutine. gotrace prints no goroutine id
-# ("-") for gccgo programs yet.
-if abi == "c" and goids == {"-"}:
-    pass
-elif len(goids) != 1 or not all(g.isdigit() and int(g) > 0 for g in goids):
-    print("  goroutine ids: %s, want one non-zero id" % sorted(goids))
-    bad += 1
-print("  %d events compared" % nwant)
-sys.exit(1 if bad else 0)
-PY
 
 # trace_run NAME FIXTURE ABI DWARF: trace one run of the fixture with every
 # probe and compare value for value.
@@ -313,7 +41,7 @@ trace_run() {
 		fail "$name" "the fixture wrote nothing"
 		return
 	fi
-	if python3 "$TMP/compare.py" "$abi" "$truth" "$out" "$(probes_for "$abi" "$dwarf")" >"$out.cmp"; then
+	if python3 "$ROOT/tests/integration/gotrace_compare.py" "$abi" "$truth" "$out" "$(probes_for "$abi" "$dwarf")" >"$out.cmp"; then
 		pass "$name ($(tail -1 "$out.cmp" | sed 's/^ *//'))"
 	else
 		fail "$name" "values differ from the fixture's own"
@@ -357,7 +85,7 @@ main.divmod|r|%d %d|goret1, goret2'
 	exec 7>&-
 	wait "$fpid"
 	wait "$tpid"
-	if python3 "$TMP/compare.py" register "$truth" "$out" "$probes" >"$out.cmp"; then
+	if python3 "$ROOT/tests/integration/gotrace_compare.py" register "$truth" "$out" "$probes" >"$out.cmp"; then
 		pass "-p: attached to a running process"
 	else
 		fail "-p: attached to a running process" "$(head -3 "$out.err")"
@@ -380,7 +108,7 @@ main.divmod|r|%d %d|goret1, goret2'
 		'main.addInts "%x %u" goarg1, goarg2' \
 		'main.ifaces "%T %T" goarg1, goarg2' \
 		'main.mixFloat "%d %f" goarg1, goarg2' >"$out" 2>"$out.err"
-	# As columns, for compare.py; a line that is not JSON fails here, and
+	# As columns, for gotrace_compare.py; a line that is not JSON fails here, and
 	# so do values that do not say what msg says.
 	if python3 -c '
 import json, re, sys
@@ -417,7 +145,7 @@ for l in open(sys.argv[1]):
         print(e["pid"], e["tid"], e["goid"], e["comm"], e["func"], e["msg"])
 assert seen == set(convs), seen' \
 		"$out" >"$out.cols" &&
-		python3 "$TMP/compare.py" register "$truth" "$out.cols" "$probes" >"$out.cmp"; then
+		python3 "$ROOT/tests/integration/gotrace_compare.py" register "$truth" "$out.cols" "$probes" >"$out.cmp"; then
 		pass "-j: JSON lines with the fixture's values, typed in values"
 	else
 		fail "-j: JSON lines" "$(head -3 "$out.err")"
