@@ -230,10 +230,15 @@ demo: deps
 
 unit-tests: $(UNIT_TESTS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/tests-san/%,$(UNIT_TESTS)) $(OTHER_BPF_OBJS)
 
+# On x86-64, the tools for arm64 too, which tests/integration/
+# test_arm64_qemu.sh runs under an arm64 kernel.
 test: deps
 	$(MAKE) -j$(NPROC) all unit-tests $(FUZZERS)
+ifeq ($(HOST_ARCH),x86)
+	$(MAKE) -j$(NPROC) ARCH=arm64 OUTPUT=$(OUTPUT)-arm64 all
+endif
 	tests/fixtures/build.sh $(OUTPUT)/fixtures
-	tests/run.sh $(OUTPUT)
+	GT_BUILD_ARM64=$(abspath $(OUTPUT)-arm64) tests/run.sh $(OUTPUT)
 
 bench: deps
 	$(MAKE) all $(OUTPUT)/bench/uprobe_floor

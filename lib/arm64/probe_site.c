@@ -24,14 +24,22 @@ struct arm64_code {
 	cs_insn *ci;
 };
 
-/* A register the stack check computes in (R16 and R17, the linker's
- * scratch registers, and R27, the assembler's), which carries no
- * argument. */
+/* A register the stack check computes in, which carries no argument: R16
+ * and R17, the linker's scratch registers, and R27, the assembler's, since
+ * Go 1.18; R1, R2 and R3 before, in Go 1.15 to 1.17, whose arm64 ABI
+ * (ABI0) passes nothing in registers (gc's prologues in the register ABI
+ * never write them: like x86-64's CX, see x86/probe_site.c). */
 static bool scratch_reg(arm64_reg r)
 {
-	return r == ARM64_REG_X16 || r == ARM64_REG_X17 ||
-	       r == ARM64_REG_X27 || r == ARM64_REG_W16 ||
-	       r == ARM64_REG_W17 || r == ARM64_REG_W27;
+	switch (r) {
+	case ARM64_REG_X1: case ARM64_REG_X2: case ARM64_REG_X3:
+	case ARM64_REG_X16: case ARM64_REG_X17: case ARM64_REG_X27:
+	case ARM64_REG_W1: case ARM64_REG_W2: case ARM64_REG_W3:
+	case ARM64_REG_W16: case ARM64_REG_W17: case ARM64_REG_W27:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Does CI load g.stackguard0 or stackguard1: 16(R28) or 24(R28)? */

@@ -5,8 +5,8 @@
 # runs them all in one boot; their output comes back here and is held to
 # the fixtures' own ground truth by the same checks as on x86-64:
 #
-#   gofunccount   exact counts (compare_counts), Go 1.19, 1.23 and 1.27,
-#                 stripped and PIE; a call that async preemption interrupts
+#   gofunccount   exact counts (compare_counts), Go 1.15 (ABI0), 1.19, 1.23
+#                 and 1.27, stripped and PIE; a call that async preemption interrupts
 #                 in a restartable sequence (main.add's ADRP and LDR of a
 #                 global) is still counted once;
 #   gofunclatency exact counts, and totals within LATENCY_PCT% of the
@@ -17,7 +17,8 @@
 #                 millisecond or more;
 #   gotrace       every argument and result of the args fixture as the
 #                 fixture prints them with Go's %v (gotrace_compare.py),
-#                 Go's arm64 register ABI (R0-R15, F0-F15);
+#                 Go's arm64 register ABI (R0-R15, F0-F15) and Go 1.15's
+#                 stack ABI;
 #   gofuncgraph   the graph fixture's call trees, inlined copies, unwound
 #                 frames and waits (graph_trees.py).
 #
@@ -34,10 +35,10 @@ LATENCY_PATTERN='^main\.lat[A-Za-z]+$'
 LATENCY_PCT=10
 GRAPH_FUNCS='^main\.(root|a|b|c|inl|join|joiner|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
 
-COUNTS=(count-go1.19-arm64 count-go1.23-arm64 count-go1.27-arm64
+COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-arm64
 	count-go1.27-arm64-stripped count-go1.27-arm64-pie)
 LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64)
-TRACES=(args-go1.19-arm64 args-go1.27-arm64)
+TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64)
 GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64)
 
 guest=$TMP/guest
@@ -59,9 +60,13 @@ done
 LOADER=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
 need_file "$LOADER" || { finish; exit 1; }
 cp "$LOADER" "$guest/"
-# gotrace's probes, one argument a line (the guest's shell reads them
-# back into its arguments)
-probe_args register yes >"$guest/probes"
+# abi FIXTURE: the ABI gotrace_probes.sh knows it by.
+abi() { [[ $1 == *-go1.15-* ]] && echo stack || echo register; }
+# gotrace's probes per ABI, one argument a line (the guest's shell reads
+# them back into its arguments)
+for a in register stack; do
+	probe_args $a yes >"$guest/probes.$a"
+done
 
 # The guest's script (busybox sh): each run's output, standard error and
 # exit status, and the fixture's ground truth, into /tmp/out, then every
@@ -89,11 +94,15 @@ done
 for f in ${LATENCIES[*]}; do
 	run \$f ./gofunclatency -j -F -r -c "./\$f /tmp/out/\$f.truth" '$LATENCY_PATTERN'
 done
-set --
-while IFS= read -r p; do set -- "\$@" "\$p"; done <probes
-for f in ${TRACES[*]}; do
+# trace FIXTURE ABI: gotrace with the probes for ABI
+trace() {
+	f=\$1
+	probes=probes.\$2
+	set --
+	while IFS= read -r p; do set -- "\$@" "\$p"; done <\$probes
 	run \$f ./gotrace -c "./\$f /tmp/out/\$f.truth" "\$@"
-done
+}
+$(for f in "${TRACES[@]}"; do echo "trace $f $(abi "$f")"; done)
 for f in ${GRAPHS[*]}; do
 	run \$f ./gofuncgraph -j -r -c "./\$f /tmp/out/\$f.truth" '^main\.root\$' '$GRAPH_FUNCS'
 done
@@ -158,8 +167,8 @@ for f in "${LATENCIES[@]}"; do
 done
 for f in "${TRACES[@]}"; do
 	ran "$f" gotrace || continue
-	if python3 "$ROOT/tests/integration/gotrace_compare.py" register \
-		"$out/$f.truth" "$out/$f.out" "$(probes_for register yes)" >"$out/$f.cmp"; then
+	if python3 "$ROOT/tests/integration/gotrace_compare.py" "$(abi "$f")" \
+		"$out/$f.truth" "$out/$f.out" "$(probes_for "$(abi "$f")" yes)" >"$out/$f.cmp"; then
 		pass "gotrace $f: $(tail -1 "$out/$f.cmp" | sed 's/^ *//') ($(took "$f"))"
 	else
 		fail "gotrace $f" "values differ from the fixture's own: $(head -5 "$out/$f.cmp" | tr '\n' ' ')"
