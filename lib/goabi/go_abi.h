@@ -267,7 +267,8 @@ int go_abi__dwarf_reg(uint16_t machine, unsigned int dwarf_reg,
 
 /* Is integer register REG one that carries arguments under an ABI of
  * MACHINE (x86-64: RAX..RDI, R8..R11; arm64: R0..R15): those that
- * reg_by_dwarf() reads in BPF (bpf/ARCH/regs.bpf.h)? */
+ * reg_by_dwarf() reads in BPF (bpf/x86/regs.bpf.h,
+ * bpf/arm64/regs.bpf.h)? */
 bool go_abi__arg_reg(uint16_t machine, unsigned int reg);
 
 #endif
