@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * Where an inlined copy ends (inline_ends.h): the caller's body is swept
- * whole, as exit_sites sweeps one (no data in Go's bodies on amd64), into
- * its instructions and the edges of its flow of control; a copy's ends
- * are then read off the edges that leave its spans.
+ * whole by its machine's decoder, as the exit sweeps do, into its
+ * instructions and the edges of its flow of control; a copy's ends are
+ * then read off the edges that leave its spans. Nothing here depends on
+ * the machine: the decoder says what each instruction is.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <capstone/capstone.h>
 #include "core/error.h"
 #include "core/mem.h"
 #include "goabi/go_noreturn.h"
-#include "x86/disasm.h"
-#include "x86/inline_ends.h"
-#include "x86/jmp_leaves.h"
-#include "x86/uprobe_insn.h"
+#include "site/inline_ends.h"
 
 /* instructions of the caller a way out may pass to its end */
 #define MAX_PASSED	16
@@ -24,8 +21,9 @@
 #define MAX_INTERLEAVED	16
 /* entries of a switch's jump table read, at most */
 #define JUMP_TABLE_MAX	4096
-/* NOPs between the lea of a jump table and its jmp, at most */
-#define JUMP_TABLE_NOPS	4
+/* instructions before a table's jump the decoder may find its address
+ * loaded in (x86-64: the lea, and up to 4 NOPs that align the jmp) */
+#define JUMP_TABLE_BEFORE	5
 
 struct flow_insn {
 	uint64_t addr;
@@ -45,10 +43,12 @@ struct flow_edge {
 	uint64_t from, to;
 };
 
-void inline_ends__init(struct inline_ends *e, const struct go_binary *bin)
+void inline_ends__init(struct inline_ends *e, const struct go_binary *bin,
+		       const struct inline_decoder *dec)
 {
 	memset(e, 0, sizeof(*e));
 	e->bin = bin;
+	e->dec = dec;
 }
 
 void inline_ends__free(struct inline_ends *e)
@@ -73,38 +73,17 @@ static int add_edge(struct inline_ends *e, uint64_t from, uint64_t to)
 	return 0;
 }
 
-/* The target of CI (decoded without operands), a direct jump or call,
- * into *TARGET; false for one through a register or memory. */
-static bool branch_target(const cs_insn *ci, uint64_t *target)
-{
-	const cs_insn *oi;
-
-	if (x86_insn__rel_target(ci, target))
-		return true;
-	oi = x86_disasm__operands(ci);
-	return oi && x86_insn__direct_target(oi, target);
-}
-
-/* Does the call CI (decoded without operands) return? Not to a function
- * that never does. */
-static bool call_returns(const struct go_binary *bin, const cs_insn *ci)
+/* Does the call CI return? Not to a function that never does. */
+static bool call_returns(const struct go_binary *bin,
+			 const struct site_insn *ci)
 {
 	const struct go_func *callee;
-	uint64_t target;
 
-	if (!branch_target(ci, &target))
+	if (!ci->direct)
 		return true;
-	callee = go_binary__func_at(bin, target);
-	return !callee || callee->addr != target ||
+	callee = go_binary__func_at(bin, ci->target);
+	return !callee || callee->addr != ci->target ||
 	       !go_func__never_returns(callee->name);
-}
-
-/* Is CI one of the NOPs gc aligns code with (`xchg %ax,%ax` among them)? */
-static bool is_nop(const cs_insn *ci)
-{
-	return ci->id == X86_INS_NOP ||
-	       (ci->id == X86_INS_XCHG && ci->size == 2 &&
-		ci->bytes[0] == 0x66 && ci->bytes[1] == 0x90);
 }
 
 /* Is there an edge from I to TO yet? */
@@ -120,42 +99,30 @@ static bool has_edge(const struct inline_ends *e, const struct flow_insn *i,
 }
 
 /*
- * The edges of the JMP JI (decoded without operands) through a switch's
- * jump table, I in the body at ENTRY whose LEN bytes are at CODE: gc
- * loads the table by the instruction before (or before the NOPs that
- * align the jmp), `lea table(%rip),%base`, then `jmp *(%base,%index,8)`,
- * and the table holds addresses of cases in
- * the body. Its entries are read up to the first that is not in the body
- * (a table of the same body right after it is read too: edges that do not
- * happen make more landings look reached from outside a copy, never
- * fewer). A JMP of another shape, or whose table cannot be read, sets
- * e->jump_table: its targets are not known.
+ * The edges of the JMP JI through a switch's jump table, I in the body at
+ * ENTRY of LEN bytes: the machine's decoder finds the table's address in
+ * the code before the jump (x86/inline_ends.c, arm64/inline_ends.c), and
+ * the table holds addresses of cases in the body. Its entries are read up
+ * to the first that is not in the body (a table of the same body right
+ * after it is read too: edges that do not happen make more landings look
+ * reached from outside a copy, never fewer). A JMP of another shape, or
+ * whose table cannot be read, sets e->jump_table: its targets are not
+ * known.
  */
-static int table_edges(struct inline_ends *e, const cs_insn *ji,
-		       const uint8_t *code, uint64_t entry, size_t len,
-		       struct flow_insn *i)
+static int table_edges(struct inline_ends *e, const struct site_insn *ji,
+		       uint64_t entry, size_t len, struct flow_insn *i)
 {
-	const cs_insn *ci = x86_disasm__operands(ji);
-	const struct flow_insn *prev = i;
+	struct code_span before[JUMP_TABLE_BEFORE];
+	const struct flow_insn *prev;
 	uint64_t table = 0, target;
-	x86_reg base, lea_reg = X86_REG_INVALID;
-	size_t k;
+	size_t k, nbefore = 0;
 	int err = 0;
 
-	if (!ci || !x86_jmp__through_table(ci) ||
-	    ci->detail->x86.operands[0].mem.scale != 8 ||
-	    ci->detail->x86.operands[0].mem.disp)
-		goto unknown;
-	base = ci->detail->x86.operands[0].mem.base;
-	/* the lea, before the jmp or the NOPs that align it */
-	do {
-		ci = prev > e->insns && i - prev <= JUMP_TABLE_NOPS ?
-		     x86_disasm__one(code + (prev[-1].addr - entry),
-				     prev[-1].next - prev[-1].addr,
-				     prev[-1].addr) : NULL;
-		prev--;
-	} while (ci && is_nop(ci));
-	if (!ci || !x86_insn__rip_lea(ci, &lea_reg, &table) || lea_reg != base)
+	/* the instructions before it, nearest first */
+	for (prev = i; prev > e->insns && nbefore < JUMP_TABLE_BEFORE; prev--)
+		before[nbefore++] = (struct code_span){ prev[-1].addr,
+							 prev[-1].next };
+	if (!e->dec->jump_table(&e->body, ji, before, nbefore, &table))
 		goto unknown;
 	for (k = 0; !err && k < JUMP_TABLE_MAX; k++) {
 		if (elf_file__read_pointers(e->bin->elf, table + 8 * k, 1, 8,
@@ -163,7 +130,7 @@ static int table_edges(struct inline_ends *e, const cs_insn *ji,
 		    target - entry >= len)
 			break;
 		if (!has_edge(e, i, target))
-			err = add_edge(e, ji->address, target);
+			err = add_edge(e, ji->addr, target);
 	}
 	gt_error_clear();
 	if (err)
@@ -178,43 +145,40 @@ unknown:
 }
 
 /* The edges out of CI, an instruction of the LEN bytes of the body at
- * ENTRY (at CODE), and whether it leaves the body, into *I. */
-static int follow(struct inline_ends *e, const cs_insn *ci,
-		  const uint8_t *code, uint64_t entry, size_t len,
-		  struct flow_insn *i)
+ * ENTRY, and whether it leaves the body, into *I. */
+static int follow(struct inline_ends *e, const struct site_insn *ci,
+		  uint64_t entry, size_t len, struct flow_insn *i)
 {
-	uint64_t next = ci->address + ci->size, target;
-	bool direct;
+	uint64_t target = ci->target;
 
-	switch (x86_insn__flow(ci->id)) {
-	case X86_FLOW_PLAIN:
+	switch (ci->flow) {
+	case SITE_FLOW_PLAIN:
 		i->plain = true;
-		return add_edge(e, ci->address, next);
-	case X86_FLOW_CALL:
-		return call_returns(e->bin, ci) ? add_edge(e, ci->address, next) : 0;
-	case X86_FLOW_STOP:
-		if (ci->id == X86_INS_RET)
+		return add_edge(e, ci->addr, ci->next);
+	case SITE_FLOW_CALL:
+		return call_returns(e->bin, ci) ? add_edge(e, ci->addr, ci->next) : 0;
+	case SITE_FLOW_STOP:
+		if (ci->ret)
 			i->exit = EXIT_RET;
 		return 0;
-	case X86_FLOW_JCC:
-		if (!branch_target(ci, &target))
+	case SITE_FLOW_JCC:
+		if (!ci->direct)
 			return gt_error(-EINVAL, "no target of the branch at 0x%llx",
-					(unsigned long long)ci->address);
+					(unsigned long long)ci->addr);
 		i->cond_leaves = target - entry >= len;
-		return add_edge(e, ci->address, next) ?:
-		       (target - entry < len ? add_edge(e, ci->address, target) : 0);
-	case X86_FLOW_JMP:
-		direct = x86_insn__rel_target(ci, &target);
-		if (direct ? target - entry >= len :
-			     x86_jmp__leaves(ci, entry, len)) {
+		return add_edge(e, ci->addr, ci->next) ?:
+		       (target - entry < len ? add_edge(e, ci->addr, target) : 0);
+	case SITE_FLOW_JMP:
+		if (exit_jump__leaves(ci->direct, target, ci->through_table,
+				      entry, len)) {
 			i->exit = EXIT_TAIL_JMP;
 			return 0;
 		}
-		if (!direct && !branch_target(ci, &target))
-			return table_edges(e, ci, code, entry, len, i);
+		if (!ci->direct)
+			return table_edges(e, ci, entry, len, i);
 		i->jmp = true;
 		i->target = target;
-		return add_edge(e, ci->address, target);
+		return add_edge(e, ci->addr, target);
 	}
 	return 0;
 }
@@ -235,33 +199,29 @@ static int cmp_indexes(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Sweep the body of FN, up to its int3 padding, into E. */
+/* Sweep the body of FN, up to its padding, into E. */
 static int decode_body(struct inline_ends *e, const struct go_func *fn)
 {
-	const uint8_t *code, *p, *pad;
+	struct inline_body *b = &e->body;
 	struct flow_insn *i;
-	size_t len, left;
+	struct site_insn ci;
 	uint64_t addr;
-	cs_insn *ci;
-	csh cs;
+	size_t len;
 	int err;
 
 	e->caller = NULL;
 	e->ninsns = e->nedges = 0;
 	e->jump_table = false;
-	err = x86_disasm__func_code(e->bin, fn, &code, &len);
-	if (!err)
-		err = x86_disasm__handle(false, &cs);
+	*b = (struct inline_body){ .bin = e->bin, .fn = fn };
+	err = e->dec->open(b);
 	if (err)
 		return err;
-	pad = x86_disasm__padding(code, len);
-	ci = cs_malloc(cs);
-	if (!ci)
-		return gt_error(-ENOMEM, "out of memory");
-	left = len;
-	for (p = code, addr = fn->addr; !err && left && p < pad;) {
-		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
-			if (!fn->size && left < 16)	/* cut short */
+	len = b->len;
+	for (addr = fn->addr; !err && addr - fn->addr < b->end;
+	     addr = ci.next) {
+		if (!e->dec->insn(b, addr, &ci)) {
+			/* cut short */
+			if (!fn->size && len - (addr - fn->addr) <= e->dec->insn_max)
 				break;
 			err = gt_error(-EINVAL,
 				       "%s: cannot decode the instruction at 0x%llx",
@@ -274,14 +234,13 @@ static int decode_body(struct inline_ends *e, const struct go_func *fn)
 			break;
 		i = &e->insns[e->ninsns++];
 		*i = (struct flow_insn){
-			.addr = ci->address, .next = ci->address + ci->size,
+			.addr = ci.addr, .next = ci.next,
 			.succ = (uint32_t)e->nedges, .exit = -1,
-			.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
+			.emulated = ci.emulated,
 		};
-		err = follow(e, ci, code, fn->addr, len, i);
+		err = follow(e, &ci, fn->addr, len, i);
 		i->nsucc = (uint8_t)(e->nedges - i->succ);
 	}
-	cs_free(ci, 1);
 	if (!err)
 		err = gt_ensure_mem((void **)&e->preds, &e->preds_cap,
 				    sizeof(*e->preds), e->nedges + 1);
@@ -708,7 +667,7 @@ static int find_ends(struct copy *c)
 			c->ends[n++] = c->ends[k];
 	c->nends = err ? c->nends : n;
 	for (k = 0; k < c->nends && !err; k++) {
-		if (!uprobe_insn__probeable(e->bin->elf, c->ends[k].addr))
+		if (!e->dec->probeable(e->bin->elf, c->ends[k].addr))
 			err = gt_error(-ENOENT, "%s: the kernel cannot probe the end of the inlined copy at 0x%llx, 0x%llx",
 				       e->caller->name,
 				       (unsigned long long)c->entry,
@@ -730,49 +689,29 @@ static int decode_caller(struct inline_ends *e, uint64_t caller)
 	return e->caller == fn ? 0 : decode_body(e, fn);
 }
 
-/* Is CI what gc's register allocator or aligner leaves anywhere: a NOP,
- * or a load from a slot of the frame (a spill reloaded)? */
-static bool is_filler(const cs_insn *ci)
-{
-	const cs_x86 *x = &ci->detail->x86;
-
-	if (is_nop(ci))
-		return true;
-	return ci->id == X86_INS_MOV && x->op_count == 2 &&
-	       x->operands[0].type == X86_OP_REG &&
-	       x->operands[1].type == X86_OP_MEM &&
-	       x->operands[1].mem.base == X86_REG_RSP &&
-	       x->operands[1].mem.index == X86_REG_INVALID;
-}
-
 /* How many instructions of the code of C (reached from its entry) do
- * something of the copy's own: not fillers (each instruction decoded
- * with its operands once per body). */
+ * something of the copy's own: not fillers (the decoder's filler(), once
+ * per instruction of a body; one that does not decode is a filler). */
 static int count_own(const struct copy *c, size_t *n)
 {
 	struct inline_ends *e = c->e;
-	const uint8_t *code;
-	const cs_insn *ci;
-	size_t s, k, len;
-	int err;
+	uint64_t next;
+	size_t s, k;
 
 	*n = 0;
-	err = x86_disasm__func_code(e->bin, e->caller, &code, &len);
-	for (s = 0; s < c->ncode && !err; s++) {
+	for (s = 0; s < c->ncode; s++) {
 		for (k = insn_from(e, c->code[s].from);
 		     k < e->ninsns && e->insns[k].addr < c->code[s].to; k++) {
-			if (!e->fillers[k]) {
-				ci = x86_disasm__one(code + (e->insns[k].addr -
-							     e->caller->addr),
-						     e->insns[k].next -
-						     e->insns[k].addr,
-						     e->insns[k].addr);
-				e->fillers[k] = ci && !is_filler(ci) ? 2 : 1;
-			}
+			if (!e->fillers[k])
+				e->fillers[k] = e->dec->filler(&e->body,
+							      e->insns[k].addr,
+							      e->insns[k].next,
+							      &next) == 0 ?
+						2 : 1;
 			*n += e->fillers[k] == 2;
 		}
 	}
-	return err;
+	return 0;
 }
 
 /* The bytes of the N spans of CODE. */
@@ -804,24 +743,23 @@ static int reaches_all(struct copy *c, bool *all)
 }
 
 /* Is SPAN, in the body of FN, nothing but fillers (or not decodable)? */
-static bool only_fillers(const struct go_binary *bin, const struct go_func *fn,
+static bool only_fillers(const struct inline_ends *e, const struct go_func *fn,
 			 const struct code_span *span)
 {
-	const uint8_t *code;
-	const cs_insn *ci;
-	uint64_t at;
-	size_t len;
+	struct inline_body b = { .bin = e->bin, .fn = fn };
+	uint64_t at, next;
+	int filler;
 
-	if (x86_disasm__func_code(bin, fn, &code, &len) ||
-	    span->from < fn->addr || span->to - fn->addr > len) {
+	if (e->dec->open(&b) ||
+	    span->from < fn->addr || span->to - fn->addr > b.len) {
 		gt_error_clear();
 		return true;
 	}
-	for (at = span->from; at < span->to; at += ci->size) {
-		ci = x86_disasm__one(code + (at - fn->addr), span->to - at, at);
-		if (!ci)
+	for (at = span->from; at < span->to; at = next) {
+		filler = e->dec->filler(&b, at, span->to, &next);
+		if (filler < 0)
 			return true;
-		if (!is_filler(ci))
+		if (!filler)
 			return false;
 	}
 	return true;
@@ -843,7 +781,7 @@ int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 
 	*entry = first.entry;
 	/* a first span that does something of its own is the entry */
-	if (ncode < 2 || !fn || !only_fillers(e->bin, fn, &code[0]))
+	if (ncode < 2 || !fn || !only_fillers(e, fn, &code[0]))
 		return 0;
 	err = decode_caller(e, caller);
 	if (!err)
@@ -859,7 +797,7 @@ int inline_ends__entry(struct inline_ends *e, uint64_t caller,
 
 		if (!insn_at(e, c.entry) ||
 		    code_spans__contain(reached, nreached, c.entry) ||
-		    only_fillers(e->bin, fn, &code[s]))
+		    only_fillers(e, fn, &code[s]))
 			continue;
 		err = absorb_interleaved(&c);
 		if (!err)

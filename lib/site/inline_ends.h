@@ -25,30 +25,88 @@
  * header is the copy: its entry probe would fire each round), whose end
  * is also where code that skips it joins (`if c { f() }` before a
  * return), and every copy in a caller with a jump table whose targets are
- * not read (gc's `lea table(%rip),%r` then `jmp *(%r,%x,8)` are: its
- * entries up to the first outside the body, so that a table of the same
- * body right after it may add edges, never take one away), is refused:
- * -ENOENT with the reason. Calls to functions that never return
- * (goabi/go_noreturn.h) do not fall through.
+ * not read (a switch's table, whose address the machine's decoder finds
+ * in the code before the jump, is read: its entries up to the first
+ * outside the body, so that a table of the same body right after it may
+ * add edges, never take one away), is refused: -ENOENT with the reason.
+ * Calls to functions that never return (goabi/go_noreturn.h) do not fall
+ * through.
  *
- * The caller's body is decoded once for all its copies: keep one
- * struct inline_ends for all the copies to look up.
+ * These rules are the same on every machine; what each instruction is
+ * comes from the machine's decoder (struct inline_decoder: x86/inline_ends.h,
+ * arm64/inline_ends.h), which probe/machine_code.h gives a binary
+ * (machine_code__inline_ends_init()). The caller's body is decoded once
+ * for all its copies: keep one struct inline_ends for all the copies to
+ * look up.
  */
-#ifndef GOTOOLS_INLINE_ENDS_H
-#define GOTOOLS_INLINE_ENDS_H
+#ifndef GOTOOLS_SITE_INLINE_ENDS_H
+#define GOTOOLS_SITE_INLINE_ENDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/code_span.h"
+#include "elf/elf_file.h"
 #include "gobin/go_binary.h"
-#include "x86/exit_sites.h"
+#include "site/exit_site.h"
+#include "site/site_code.h"
+
+/* A function's code as a machine's decoder reads it for inline_ends. */
+struct inline_body {
+	const struct go_binary *bin;
+	const struct go_func *fn;
+	const uint8_t *code;	/* FN's code, LEN bytes */
+	size_t len;
+	size_t end;		/* where the padding up to the next function
+				 * starts (an offset): no instruction past it */
+};
+
+/* What a machine's decoder tells inline_ends of its instructions. */
+struct inline_decoder {
+	/* B's code (B->bin and B->fn set) into B->code, len and end.
+	 * Returns 0, or a negative errno with a reason. */
+	int (*open)(struct inline_body *b);
+	/* The bytes of the machine's longest instruction: a body of no
+	 * known size may end with one cut short. */
+	size_t insn_max;
+	/*
+	 * The instruction at ADDR of B into IN: addr, next, flow, ret,
+	 * emulated; for a branch or call, direct and its target; for a
+	 * jump not direct, through_table. False when its bytes are no
+	 * instruction.
+	 */
+	bool (*insn)(const struct inline_body *b, uint64_t addr,
+		     struct site_insn *in);
+	/*
+	 * The address of the table JMP (through_table) jumps through, into
+	 * *TABLE: a switch's, 8-byte addresses of cases in the body.
+	 * BEFORE are the NBEFORE instructions before JMP, nearest first,
+	 * where the machine may find the table's address loaded. False
+	 * when the code is not of a shape it reads.
+	 */
+	bool (*jump_table)(const struct inline_body *b,
+			   const struct site_insn *jmp,
+			   const struct code_span *before, size_t nbefore,
+			   uint64_t *table);
+	/*
+	 * Is the instruction at ADDR of B (which ends by TO) what gc's
+	 * register allocator or aligner leaves anywhere: a NOP, or a load
+	 * from a slot of the frame (a spill reloaded)? 1 when it is, 0
+	 * when not, -1 when it does not decode; its end into *NEXT.
+	 */
+	int (*filler)(const struct inline_body *b, uint64_t addr, uint64_t to,
+		      uint64_t *next);
+	/* Does the kernel accept a uprobe on the instruction at ADDR? */
+	bool (*probeable)(const struct elf_file *ef, uint64_t addr);
+};
 
 struct flow_insn;
 struct flow_edge;
 
 struct inline_ends {
 	const struct go_binary *bin;
+	const struct inline_decoder *dec;	/* BIN's machine's */
+	struct inline_body body;	/* of caller, once decoded */
 	const struct go_func *caller;	/* the body decoded below, or NULL */
 	struct flow_insn *insns;	/* by address */
 	size_t ninsns, insns_cap;
@@ -70,7 +128,10 @@ struct inline_ends {
 					 * is an end, not a refusal */
 };
 
-void inline_ends__init(struct inline_ends *e, const struct go_binary *bin);
+/* E for the copies of BIN, whose code DEC decodes (probe/machine_code.h:
+ * machine_code__inline_ends_init() picks BIN's machine's). */
+void inline_ends__init(struct inline_ends *e, const struct go_binary *bin,
+		       const struct inline_decoder *dec);
 
 /*
  * The ends of the inlined copy that starts at ENTRY and whose code is the
