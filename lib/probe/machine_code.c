@@ -4,6 +4,7 @@
 #include "arm64/disasm.h"
 #include "arm64/exit_sites.h"
 #include "arm64/indexed_table.h"
+#include "arm64/inline_ends.h"
 #include "arm64/probe_site.h"
 #include "arm64/uprobe_insn.h"
 #include "probe/machine_code.h"
@@ -42,7 +43,8 @@ int machine_code__exit_sites(const struct go_binary *bin,
 void machine_code__inline_ends_init(struct inline_ends *e,
 				    const struct go_binary *bin)
 {
-	inline_ends__init(e, bin, &x86_inline_decoder);
+	inline_ends__init(e, bin, is_arm64(bin->elf) ? &arm64_inline_decoder :
+						    &x86_inline_decoder);
 }
 
 bool machine_code__probeable(const struct elf_file *ef, uint64_t addr)
