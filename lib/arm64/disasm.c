@@ -76,6 +76,40 @@ bool arm64_insn__target(uint32_t word, uint64_t addr, uint64_t *target)
 	return true;
 }
 
+bool arm64_insn__adrp(uint32_t word, uint64_t addr, unsigned int *rd,
+		      uint64_t *page)
+{
+	int64_t imm;
+
+	if ((word & 0x9f000000) != 0x90000000)
+		return false;
+	imm = (int64_t)((word >> 5 & 0x7ffff) << 2 | (word >> 29 & 3));
+	imm = (imm ^ (1 << 20)) - (1 << 20);		/* 21 bits, signed */
+	*rd = word & 0x1f;
+	*page = (addr & ~0xfffULL) + (uint64_t)(imm * 4096);
+	return true;
+}
+
+bool arm64_insn__add_imm(uint32_t word, unsigned int rd, uint64_t *imm)
+{
+	if ((word & 0xff800000) != 0x91000000 || (word & 0x1f) != rd ||
+	    (word >> 5 & 0x1f) != rd)
+		return false;
+	*imm = (uint64_t)(word >> 10 & 0xfff) << (word & (1U << 22) ? 12 : 0);
+	return true;
+}
+
+bool arm64_insn__ldr_indexed8(uint32_t word, unsigned int *rn,
+			      unsigned int *rt)
+{
+	/* LDR (register), 64 bits, option LSL (011) and S: scaled by 8 */
+	if ((word & 0xffe0fc00) != 0xf8607800)
+		return false;
+	*rn = word & 0x1f;
+	*rt = word >> 5 & 0x1f;
+	return true;
+}
+
 int arm64_insn__bcond(uint32_t word)
 {
 	if ((word & 0xff000010) != 0x54000000)

@@ -32,6 +32,19 @@ enum site_flow arm64_insn__flow(uint32_t word, bool *ret);
  * other instruction (br, blr, ret through a register). */
 bool arm64_insn__target(uint32_t word, uint64_t addr, uint64_t *target);
 
+/* Is WORD at ADDR `ADRP page, Rd`? Rd into *RD, the page into *PAGE. */
+bool arm64_insn__adrp(uint32_t word, uint64_t addr, unsigned int *rd,
+		      uint64_t *page);
+
+/* Is WORD `ADD $imm, Rd, Rd` (immediate, 64 bits), the low bits of an
+ * address after ADRP? The immediate into *IMM. */
+bool arm64_insn__add_imm(uint32_t word, unsigned int rd, uint64_t *imm);
+
+/* Is WORD `MOVD (Rt)(Ri<<3), Rn` (LDR Xn, [Xt, Xi, LSL #3]), a load of
+ * a switch's jump table entry? Rn into *RN and Rt into *RT. */
+bool arm64_insn__ldr_indexed8(uint32_t word, unsigned int *rn,
+			      unsigned int *rt);
+
 /* The condition of the b.cond WORD (its bits 3:0: 0 eq, 1 ne, 2 hs/cs,
  * 3 lo/cc, 8 hi, 9 ls...), or -1 when WORD is not a b.cond. */
 int arm64_insn__bcond(uint32_t word);

@@ -24,30 +24,6 @@ static bool compare_immediate(uint32_t w, uint64_t *imm)
 	return true;
 }
 
-/* ADRP Rd at ADDR: Rd and the page it sets. */
-static bool adrp(uint32_t w, uint64_t addr, unsigned int *rd, uint64_t *page)
-{
-	int64_t imm;
-
-	if ((w & 0x9f000000) != 0x90000000)
-		return false;
-	imm = (int64_t)((w >> 5 & 0x7ffff) << 2 | (w >> 29 & 3));
-	imm = (imm ^ (1 << 20)) - (1 << 20);		/* 21 bits, signed */
-	*rd = w & 0x1f;
-	*page = (addr & ~0xfffULL) + (uint64_t)(imm * 4096);
-	return true;
-}
-
-/* ADD (immediate, 64 bits) RD, RD, #imm: the immediate. */
-static bool add_immediate(uint32_t w, unsigned int rd, uint64_t *imm)
-{
-	if ((w & 0xff800000) != 0x91000000 || (w & 0x1f) != rd ||
-	    (w >> 5 & 0x1f) != rd)
-		return false;
-	*imm = (uint64_t)(w >> 10 & 0xfff) << (w & (1U << 22) ? 12 : 0);
-	return true;
-}
-
 /* The table's address, built in the words of CODE[0..n) at ADDR. */
 static bool table_address(const uint8_t *code, size_t n, uint64_t addr,
 			  uint64_t *table)
@@ -57,10 +33,10 @@ static bool table_address(const uint8_t *code, size_t n, uint64_t addr,
 	size_t i;
 
 	for (i = 0; i + 1 < n && i < TABLE_BLOCK_WORDS; i++)
-		if (adrp(arm64_insn__word(code + 4 * i), addr + 4 * i, &rd,
-			 &page) &&
-		    add_immediate(arm64_insn__word(code + 4 * (i + 1)), rd,
-				  &lo)) {
+		if (arm64_insn__adrp(arm64_insn__word(code + 4 * i),
+				     addr + 4 * i, &rd, &page) &&
+		    arm64_insn__add_imm(arm64_insn__word(code + 4 * (i + 1)),
+					rd, &lo)) {
 			*table = page + lo;
 			return true;
 		}

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "probe/call_probes.h"
 #include "probe/call_sites.h"
+#include "probe/machine_code.h"
 #include "cookie.h"
 
 int call_probes__init(struct call_probes *cp, size_t max_rows, bool verbose)
@@ -161,7 +162,7 @@ int call_probes__add(struct call_probes *cp, const struct go_binary *bin,
 
 	if (cp->ends.bin != bin) {
 		inline_ends__free(&cp->ends);
-		inline_ends__init(&cp->ends, bin);
+		machine_code__inline_ends_init(&cp->ends, bin);
 		/* an end pairs with its own copy's entry (COOKIE_COPY) */
 		cp->ends.shared_ends = true;
 	}

@@ -20,7 +20,7 @@
 #include "probe/func_probes.h"
 #include "probe/left_out.h"
 #include "probe/uprobes.h"
-#include "x86/inline_ends.h"
+#include "site/inline_ends.h"
 
 struct call_probes {
 	const char **names;		/* by row */

@@ -31,7 +31,7 @@
 #include "probe/left_out.h"
 #include "site/probe_site.h"
 #include "x86/exit_sites.h"
-#include "x86/inline_ends.h"
+#include "site/inline_ends.h"
 
 enum call_g {
 	CALL_G_TLS,	/* gc: g = *(fsbase + the layout's TLS offset) */
@@ -77,7 +77,7 @@ int call_sites__find(const struct go_binary *bin, const struct func_probe *p,
 void call_sites__free(struct call_sites *cs);
 
 /*
- * The ends of P, an inlined copy (x86/inline_ends.h; E decodes each
+ * The ends of P, an inlined copy (site/inline_ends.h; E decodes each
  * caller once for all its copies), as OUT's exits, of kind
  * EXIT_INLINE_END where the copy's code is left, EXIT_RET or
  * EXIT_TAIL_JMP where it ends its caller too, each where SP is as at the

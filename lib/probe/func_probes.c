@@ -11,7 +11,7 @@
 #include "probe/inline_sites.h"
 #include "probe/machine_code.h"
 #include "probe/probe_spec.h"
-#include "x86/inline_ends.h"
+#include "site/inline_ends.h"
 
 /* The room in fp->probes and fp->refused while they are collected. */
 struct probe_caps {
@@ -199,7 +199,7 @@ static int set_entries(const struct go_binary *bin, struct inline_sites *inl)
 		if (inl->sites[i].ncode > 1)
 			v[n++] = &inl->sites[i];
 	qsort(v, n, sizeof(*v), cmp_sites_by_caller);
-	inline_ends__init(&e, bin);
+	machine_code__inline_ends_init(&e, bin);
 	for (i = 0; i < n && err != -ENOMEM; i++) {
 		err = inline_ends__entry(&e, v[i]->caller_addr, v[i]->code,
 					 v[i]->ncode, &v[i]->addr);

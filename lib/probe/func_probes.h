@@ -69,7 +69,7 @@ int func_probes__find(const struct go_binary *bin, const char *path,
 /*
  * The indexes of FP's probes in the order to plan them: its functions as
  * they are, then its inlined copies by the function they are in, so that
- * each caller is decoded once for all its copies (x86/inline_ends.h);
+ * each caller is decoded once for all its copies (site/inline_ends.h);
  * into a malloc()ed *ORDER of FP->n. Returns 0 or -ENOMEM.
  */
 int func_probes__order_by_caller(const struct func_probes *fp, size_t **order);

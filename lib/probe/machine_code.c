@@ -4,6 +4,7 @@
 #include "arm64/disasm.h"
 #include "arm64/exit_sites.h"
 #include "arm64/indexed_table.h"
+#include "arm64/inline_ends.h"
 #include "arm64/probe_site.h"
 #include "arm64/uprobe_insn.h"
 #include "probe/machine_code.h"
@@ -11,6 +12,7 @@
 #include "x86/disasm.h"
 #include "x86/exit_sites.h"
 #include "x86/indexed_table.h"
+#include "x86/inline_ends.h"
 #include "x86/probe_site.h"
 #include "x86/uprobe_insn.h"
 
@@ -36,6 +38,13 @@ int machine_code__exit_sites(const struct go_binary *bin,
 	if (is_arm64(bin->elf))
 		return arm64_exit_sites__find(bin, fn, site, false, sites, n);
 	return exit_sites__find_known(bin, fn, site, sites, n);
+}
+
+void machine_code__inline_ends_init(struct inline_ends *e,
+				    const struct go_binary *bin)
+{
+	inline_ends__init(e, bin, is_arm64(bin->elf) ? &arm64_inline_decoder :
+						    &x86_inline_decoder);
 }
 
 bool machine_code__probeable(const struct elf_file *ef, uint64_t addr)

@@ -18,6 +18,7 @@
 #include "elf/elf_file.h"
 #include "gobin/go_binary.h"
 #include "site/exit_site.h"
+#include "site/inline_ends.h"
 #include "site/probe_site.h"
 
 /* The counting site of FN (site/probe_site.h). Returns 0, or a negative
@@ -33,6 +34,11 @@ int machine_code__exit_sites(const struct go_binary *bin,
 			     const struct go_func *fn,
 			     const struct probe_site *site,
 			     struct exit_site **sites, size_t *n);
+
+/* E for the inlined copies of BIN (site/inline_ends.h), with its
+ * machine's decoder: inline_ends__init(). */
+void machine_code__inline_ends_init(struct inline_ends *e,
+				    const struct go_binary *bin);
 
 /* Does the kernel accept a uprobe on the instruction at ADDR of EF? */
 bool machine_code__probeable(const struct elf_file *ef, uint64_t addr);

@@ -27,7 +27,7 @@ enum exit_kind {
 	EXIT_RET,
 	EXIT_TAIL_JMP,
 	EXIT_INLINE_END,	/* where an inlined copy's code is left
-				 * (x86/inline_ends.h) */
+				 * (site/inline_ends.h) */
 };
 
 struct exit_site {

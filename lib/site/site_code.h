@@ -45,6 +45,10 @@ struct site_insn {
 	bool ret;		/* a return (SITE_FLOW_STOP) */
 	bool direct;		/* a branch or call whose target is known */
 	uint64_t target;
+	/* SITE_FLOW_JMP, not direct: a switch's jump through its table,
+	 * whose targets are in the body (exit_jump__leaves()); set by the
+	 * decoders of site/inline_ends.h, not site_code's */
+	bool through_table;
 	bool emulated;		/* the kernel emulates it (uprobe_insn.h) */
 	/* Known only when decoded with operands: */
 	/* SITE_FLOW_JCC: the flags under which it is taken, as struct

@@ -40,7 +40,7 @@
 #include "trace/trace_row.h"
 #include "trace/value_types.h"
 #include "probe/uprobes.h"
-#include "x86/inline_ends.h"
+#include "site/inline_ends.h"
 #include "gotrace.h"
 
 /* Where a binary keeps goroutines, found once per binary (gccgo's ids
@@ -81,7 +81,7 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
  * first instruction, and the values of the format come from where DWARF
  * (DW, or NULL) says Go left the copy's arguments there; what it did not
  * record, or all of it without DWARF, prints as <optimized out>. An r:
- * probe fires at each of the copy's ends (x86/inline_ends.h, found with
+ * probe fires at each of the copy's ends (site/inline_ends.h, found with
  * E), where Go records no result: every value prints as <optimized out>.
  * A copy whose filter tests a value not recorded there, or whose ends
  * cannot be told, is added to S->left_out instead.

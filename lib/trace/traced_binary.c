@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/mem.h"
+#include "probe/machine_code.h"
 #include "probe/target.h"
 #include "trace/trace_plan.h"
 #include "trace/trace_probe.h"
@@ -51,7 +52,7 @@ int traced_binary__open(struct traced_binary *tb, const char *path,
 	/* without DWARF the format strings type the values */
 	if (go_dwarf__open(tb->bin, &tb->dw))
 		tb->dw = NULL;
-	inline_ends__init(&tb->ends, tb->bin);
+	machine_code__inline_ends_init(&tb->ends, tb->bin);
 	find_placement(tb);
 	return 0;
 }

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "x86/inline_ends.h"
+#include "site/inline_ends.h"
 #include "gobin/go_binary.h"
 #include "gobin/go_dict.h"
 #include "goabi/go_dwarf.h"

@@ -2,8 +2,8 @@
 /*
  * Whether a JMP leaves the function it is in: x86-64's reading of
  * site/exit_site.h's exit_jump__leaves() (exit_sites.c's comment says
- * which jumps are which), which the decoders that follow a body's flow
- * (exit_sites, inline_ends) share. Internal to lib/x86: it takes a
+ * which jumps are which), and whether it jumps through a table, which
+ * inline_ends.c tells site/inline_ends.c. Internal to lib/x86: it takes a
  * capstone instruction.
  */
 #ifndef GOTOOLS_JMP_LEAVES_H

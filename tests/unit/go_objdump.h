@@ -147,13 +147,17 @@ static inline const struct func *listing__func_at(const struct listing *l,
 	return NULL;
 }
 
-/* The target of IN, a branch to "N(PC)" (N instructions away), into *T. */
+/* The target of IN, a branch to "N(PC)" (N instructions away), into *T:
+ * its last operand (CBZ R3, N(PC); TBZ $0, R3, N(PC)). */
 static inline bool pc_target(const struct line *in, uint64_t *t)
 {
+	const char *last = strrchr(in->ops, ' ');
 	char *end;
-	long n = strtol(in->ops, &end, 10);
+	long n;
 
-	if (end == in->ops || strcmp(end, "(PC)"))
+	last = last ? last + 1 : in->ops;
+	n = strtol(last, &end, 10);
+	if (end == last || strcmp(end, "(PC)"))
 		return false;
 	*t = in->addr + (uint64_t)(n * 4);
 	return true;

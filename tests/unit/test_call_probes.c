@@ -15,6 +15,7 @@
 #include "gobin/go_binary.h"
 #include "probe/call_probes.h"
 #include "probe/call_sites.h"
+#include "probe/machine_code.h"
 #include "cookie.h"
 #include "go_fixture.h"
 #include "test.h"
@@ -55,7 +56,7 @@ static void check_rows(const struct go_binary *bin, const struct func_probes *fp
 	struct call_sites cs;
 	__u32 copy;
 
-	inline_ends__init(&ends, bin);
+	machine_code__inline_ends_init(&ends, bin);
 	ends.shared_ends = true;	/* as call_probes finds them */
 	for (i = 0; i < fp->n; i++) {
 		const struct func_probe *p = &fp->probes[i];

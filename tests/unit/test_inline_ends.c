@@ -38,7 +38,8 @@
 #include "gobin/go_binary.h"
 #include "goabi/go_noreturn.h"
 #include "probe/func_probes.h"
-#include "x86/inline_ends.h"
+#include "probe/machine_code.h"
+#include "site/inline_ends.h"
 #include "go_fixture.h"
 #include "objdump.h"
 #include "test.h"
@@ -310,7 +311,7 @@ static bool each_copy(const char *fixture, const char *pattern, bool shared,
 		return false;
 	}
 	ok = !func_probes__order_by_caller(&fp, &order);
-	inline_ends__init(&e, bin);
+	machine_code__inline_ends_init(&e, bin);
 	e.shared_ends = shared;
 	for (i = 0; ok && i < fp.n; i++) {
 		const struct func_probe *p = &fp.probes[order[i]];

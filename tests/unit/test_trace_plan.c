@@ -12,6 +12,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "probe/func_probes.h"
+#include "probe/machine_code.h"
 #include "gobin/go_binary.h"
 #include "goabi/go_dwarf.h"
 #include "goabi/goroutine.h"
@@ -357,7 +358,7 @@ static int plan_all(struct planned *p, const char *text, bool inlined,
 	int err;
 
 	*n = 0;
-	inline_ends__init(&ends, p->bin);
+	machine_code__inline_ends_init(&ends, p->bin);
 	trace_probe__free(probe);
 	err = trace_probe__parse(text, probe);
 	if (!err)
