@@ -4,7 +4,7 @@
  * call to one of them (a panic, a bounds check's failure, a throw), and
  * whatever instruction follows the call belongs to another block. A
  * decoder that follows the flow of control must not fall through such a
- * call (x86/inline_ends.h).
+ * call (site/inline_ends.h).
  */
 #ifndef GOTOOLS_GO_NORETURN_H
 #define GOTOOLS_GO_NORETURN_H

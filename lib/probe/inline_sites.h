@@ -19,7 +19,7 @@ struct inline_site {
 	uint64_t addr;		/* first instruction of this inlined copy */
 	uint64_t caller_addr;	/* entry of the function it was inlined into */
 	/* its code, with the copies inlined in it: sorted, merged spans
-	 * (where x86/inline_ends.h finds its ends) */
+	 * (where site/inline_ends.h finds its ends) */
 	struct code_span *code;
 	size_t ncode;
 };

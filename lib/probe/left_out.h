@@ -5,7 +5,7 @@
  * the kernel refuses to probe, a function whose inline tree Go's own
  * runtime could not walk, one whose code cannot be read or decoded, one
  * that never returns (for the tools that need its returns), an inlined
- * copy whose ends cannot be told (x86/inline_ends.h). The tool
+ * copy whose ends cannot be told (site/inline_ends.h). The tool
  * prints one summary line on stderr; -v lists each with its reason.
  */
 #ifndef GOTOOLS_LEFT_OUT_H

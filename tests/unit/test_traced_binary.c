@@ -468,7 +468,7 @@ TEST(plan_probe)
 }
 
 /* main.add is inlined into its callers: its copies are traced at entry,
- * and an r: probe fires at their ends (x86/inline_ends.h), a row per
+ * and an r: probe fires at their ends (site/inline_ends.h), a row per
  * copy, or leaves the copy out with its reason. */
 TEST(plan_inlined_copies)
 {
