@@ -74,7 +74,7 @@ struct probe_site {
 	 * (exit_sites__find_known). */
 	struct code_span no_exit[2];
 	/* PROBE_SITE_STACK_CHECK: the morestack tail it jumps to, up to its
-	 * jump back (x86/arg_spills.h reads its spills) */
+	 * jump back (site/arg_spills.h: its spills) */
 	struct code_span morestack_tail;
 	/* Where a probe sees SP, the return address and the arguments as at
 	 * entry once per call, for when the site does not (!at_entry_state):

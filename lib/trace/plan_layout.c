@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "gobin/pclntab.h"
 #include "goabi/go_abi.h"
+#include "probe/machine_code.h"
 #include "trace/plan_internal.h"
-#include "x86/arg_spills.h"
 
 /*
  * Is NAME a method in gccgo's spelling, PKG.T.M (for value and pointer
@@ -245,9 +245,9 @@ static int layout_alloc_args(struct go_abi_layout *l, size_t n)
 }
 
 /* The basic type of a raw word of SIZE bytes: unsigned, or a float. */
-static const struct go_type *raw_type(unsigned int size, bool xmm)
+static const struct go_type *raw_type(unsigned int size, bool freg)
 {
-	if (xmm)
+	if (freg)
 		return size == 4 ? &go_type_float32 : &go_type_float64;
 	switch (size) {
 	case 1:
@@ -264,7 +264,7 @@ static const struct go_type *raw_type(unsigned int size, bool xmm)
 /*
  * A bare entry probe of a function nothing types, under the register ABI:
  * the words its morestack tail spills, each in its register
- * (x86/arg_spills.h), as PL's layout; one that spills none and has no
+ * (site/arg_spills.h), as PL's layout; one that spills none and has no
  * arguments or results (_func.args 0) is typed as having none. Returns
  * 0, or a negative errno when there is no tail to read or it is not what
  * Go writes.
@@ -283,7 +283,8 @@ static int layout_from_spills(struct planner *pl, uint64_t addr)
 		return -ENOENT;
 	err = elf_file__read_vaddr(pl->bin->elf, t->from, t->to - t->from, &code);
 	if (!err)
-		err = arg_spills__decode(code, t->to - t->from, t->from, spills, &n);
+		err = machine_code__arg_spills(pl->bin, code, t->to - t->from,
+					       t->from, spills, &n);
 	if (err) {
 		gt_error_clear();
 		return err;
@@ -300,11 +301,11 @@ static int layout_from_spills(struct planner *pl, uint64_t addr)
 	for (i = 0; i < n; i++) {
 		struct go_abi_value *v = &l->args[i];
 
-		v->type = raw_type(spills[i].size, spills[i].xmm);
+		v->type = raw_type(spills[i].size, spills[i].freg);
 		v->spill_offset = -1;
 		v->npieces = 1;
 		v->pieces[0] = (struct go_abi_piece){
-			.kind = spills[i].xmm ? GO_PIECE_FREG : GO_PIECE_IREG,
+			.kind = spills[i].freg ? GO_PIECE_FREG : GO_PIECE_IREG,
 			.reg = spills[i].reg, .size = spills[i].size,
 		};
 	}
@@ -313,14 +314,11 @@ static int layout_from_spills(struct planner *pl, uint64_t addr)
 }
 
 /* Does PL's probe print raw words where nothing types its function: a bare
- * entry probe without a filter, on register-ABI gc code? On x86-64 only,
- * whose morestack tail x86/arg_spills reads (arm64's has no reader yet:
- * its probes are typed by the format, as without a tail). */
+ * entry probe without a filter, on register-ABI gc code? */
 static bool wants_raw_words(const struct planner *pl)
 {
 	return pl->probe->bare && !pl->probe->ret && !pl->probe->nterms &&
-	       pl->bin->abi == GO_ABI_REGISTER && !pl->bin->is_gccgo &&
-	       pl->bin->elf->machine == EM_X86_64;
+	       pl->bin->abi == GO_ABI_REGISTER && !pl->bin->is_gccgo;
 }
 
 int planner__place(struct planner *pl, struct go_dwarf *dw, uint64_t addr,

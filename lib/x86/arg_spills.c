@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The argument registers a morestack tail spills (arg_spills.h). */
 #include <errno.h>
-#include <stdlib.h>
 #include <capstone/capstone.h>
 #include "core/error.h"
 #include "goabi/go_abi.h"
@@ -42,7 +41,7 @@ static bool spill_of(const cs_insn *ci, struct arg_spill *s)
 	if (ci->id == X86_INS_MOVSD || ci->id == X86_INS_MOVSS) {
 		if (src->reg < X86_REG_XMM0 || src->reg > X86_REG_XMM14)
 			return false;
-		s->xmm = true;
+		s->freg = true;
 		s->reg = src->reg - X86_REG_XMM0;
 		return true;
 	}
@@ -51,19 +50,12 @@ static bool spill_of(const cs_insn *ci, struct arg_spill *s)
 	for (i = 0; i < sizeof(int_regs) / sizeof(int_regs[0]); i++) {
 		if (src->reg == int_regs[i].r64 || src->reg == int_regs[i].r32 ||
 		    src->reg == int_regs[i].r16 || src->reg == int_regs[i].r8) {
-			s->xmm = false;
+			s->freg = false;
 			s->reg = int_regs[i].reg;
 			return true;
 		}
 	}
 	return false;
-}
-
-static int by_slot(const void *a, const void *b)
-{
-	const struct arg_spill *x = a, *y = b;
-
-	return (x->sp_offset > y->sp_offset) - (x->sp_offset < y->sp_offset);
 }
 
 int arg_spills__decode(const uint8_t *code, size_t len, uint64_t addr,
@@ -79,8 +71,7 @@ int arg_spills__decode(const uint8_t *code, size_t len, uint64_t addr,
 			return gt_error(-EINVAL, "undecodable code at 0x%llx",
 					(unsigned long long)(addr + at));
 		if (ci->id == X86_INS_CALL) {
-			if (*n)
-				qsort(out, *n, sizeof(*out), by_slot);
+			arg_spills__sort(out, *n);
 			return 0;
 		}
 		/* the assembler aligns the call with nops */
