@@ -233,7 +233,10 @@ static int add_inlined(const struct go_binary *bin,
 		struct func_probe probe = {
 			.inlined = true,
 			.func_addr = s->caller_addr,
-			.site = { .addr = s->addr, .kind = PROBE_SITE_INLINE },
+			.site = {
+				.addr = machine_code__once_at(bin, s->addr),
+				.kind = PROBE_SITE_INLINE,
+			},
 		};
 
 		if (!name_selected(m, reading, s->name))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Each binary's code read by its machine's decoder (machine_code.h). */
 #include <elf.h>
+#include "arm64/arg_spills.h"
 #include "arm64/disasm.h"
 #include "arm64/exit_sites.h"
 #include "arm64/indexed_table.h"
@@ -9,6 +10,7 @@
 #include "arm64/uprobe_insn.h"
 #include "probe/machine_code.h"
 #include "site/abi_wrapper.h"
+#include "x86/arg_spills.h"
 #include "x86/disasm.h"
 #include "x86/exit_sites.h"
 #include "x86/indexed_table.h"
@@ -19,6 +21,19 @@
 static bool is_arm64(const struct elf_file *ef)
 {
 	return ef->machine == EM_AARCH64;
+}
+
+uint64_t machine_code__once_at(const struct go_binary *bin, uint64_t addr)
+{
+	uint64_t start, end;
+
+	/* gc marks restartable sequences on machines with an assembler's
+	 * temporary register (arm64's R27), never on x86-64 */
+	if (!is_arm64(bin->elf) ||
+	    !probe_site__restart_run_at((void *)bin, addr, &start, &end) ||
+	    end <= addr + 4)
+		return addr;
+	return end - 4;
 }
 
 int machine_code__probe_site(const struct go_binary *bin,
@@ -78,4 +93,13 @@ int machine_code__abi_wrappers(const struct go_binary *bin,
 				 is_arm64(bin->elf) ?
 				 arm64_disasm__branch_targets :
 				 x86_disasm__branch_targets, wrapper);
+}
+
+int machine_code__arg_spills(const struct go_binary *bin,
+			     const uint8_t *code, size_t len, uint64_t addr,
+			     struct arg_spill *out, size_t *n)
+{
+	if (is_arm64(bin->elf))
+		return arm64_arg_spills__decode(code, len, addr, out, n);
+	return arg_spills__decode(code, len, addr, out, n);
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "elf/elf_file.h"
 #include "gobin/go_binary.h"
+#include "site/arg_spills.h"
 #include "site/exit_site.h"
 #include "site/inline_ends.h"
 #include "site/probe_site.h"
@@ -47,6 +48,12 @@ bool machine_code__probeable(const struct elf_file *ef, uint64_t addr);
  * than single-step it? False where it cannot be read. */
 bool machine_code__emulated_at(const struct elf_file *ef, uint64_t addr);
 
+/* ADDR, a first instruction of an inlined copy of BIN's; or, when Go's
+ * asynchronous preemption would make it run again (it is in a
+ * restartable sequence, site/probe_site.h, but not last), the sequence's
+ * last instruction, which runs once. */
+uint64_t machine_code__once_at(const struct go_binary *bin, uint64_t addr);
+
 /* The length and address of the table FN indexes (x86/indexed_table.h,
  * arm64/indexed_table.h). Returns 0, or -ENOENT with a reason. */
 int machine_code__indexed_table(const struct go_binary *bin,
@@ -58,5 +65,12 @@ int machine_code__indexed_table(const struct go_binary *bin,
 int machine_code__abi_wrappers(const struct go_binary *bin,
 			       const struct go_func *const *group, size_t n,
 			       bool *wrapper);
+
+/* The argument spills of the morestack tail in the LEN bytes of CODE at
+ * ADDR, a function of BIN's (site/arg_spills.h). Returns 0, or -EINVAL
+ * with a reason. */
+int machine_code__arg_spills(const struct go_binary *bin,
+			     const uint8_t *code, size_t len, uint64_t addr,
+			     struct arg_spill *out, size_t *n);
 
 #endif

@@ -36,6 +36,7 @@
 #include "gobin/pclntab.h"
 #include "go_fixture.h"
 #include "go_objdump.h"
+#include "restart_runs.h"
 #include "test.h"
 
 static const int versions[] = { 19, 21, 23, 25, 27 };
@@ -44,47 +45,6 @@ static const char *const forms[] = { "", "-stripped", "-pie" };
 #define NFORMS		(sizeof(forms) / sizeof(forms[0]))
 /* as site/site_code.c scans: the prologue's instructions */
 #define PROLOGUE_LINES	12
-
-/* The end of the restartable sequence at ADDR (PCDATA_UnsafePoint -3 or
- * -4, read here off the pclntab table by table), or 0 when it is in none:
- * async preemption resumes such a sequence at its first instruction. */
-static uint64_t restart_end(const struct go_binary *bin, uint64_t addr)
-{
-	long i = pclntab__func_index(bin->pclntab, addr);
-	struct pclntab_func_tables t;
-	struct pclntab_pcvalue it;
-
-	if (i < 0 || pclntab__func_tables(bin->pclntab, (size_t)i, &t) ||
-	    !t.unsafe_point)
-		return 0;
-	pclntab_pcvalue__init(&it, bin->pclntab, (size_t)i, t.unsafe_point);
-	while (pclntab_pcvalue__next(&it) > 0)
-		if (addr >= it.pc && addr < it.end)
-			return it.val == -3 || it.val == -4 ? it.end : 0;
-	return 0;
-}
-
-/* Would async preemption make the instruction at ADDR run again? */
-static bool restarted(const struct go_binary *bin, uint64_t addr)
-{
-	uint64_t end = restart_end(bin, addr);
-
-	return end && addr + 4 < end;
-}
-
-static bool is_bcond(const char *mn)
-{
-	static const char *const conds[] = {
-		"BEQ", "BNE", "BCS", "BCC", "BMI", "BPL", "BVS", "BVC",
-		"BHI", "BLS", "BGE", "BLT", "BGT", "BLE",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
-		if (!strcmp(mn, conds[i]))
-			return true;
-	return false;
-}
 
 static bool is_branch(const char *mn)
 {

@@ -7,15 +7,19 @@
  * (`llvm-mc -triple=aarch64 -mattr=+v8.5a,+lse -show-encoding`). Then the
  * probe site machine_code.h gives every function of the arm64 count
  * fixtures: one the kernel takes, simulated where site/ says so, and its
- * cookie's skip field, which BPF tests against PSTATE.
+ * cookie's skip field, which BPF tests against PSTATE; and every inlined
+ * copy's first instruction, which runs once per call (not in a sequence
+ * Go's async preemption restarts, restart_runs.h, but as its last).
  */
 #include <elf.h>
 #include "arm64/probe_site.h"
 #include "arm64/uprobe_insn.h"
 #include "cookie.h"
 #include "gobin/go_binary.h"
+#include "probe/func_probes.h"
 #include "probe/machine_code.h"
 #include "go_fixture.h"
+#include "restart_runs.h"
 #include "test.h"
 
 enum verdict { REFUSED, STEPPED, SIMULATED };
@@ -183,10 +187,53 @@ TEST(every_site_of_the_arm64_fixtures)
 	}
 }
 
+/* Every probe of '*' in the arm64 count fixtures, inlined copies' too:
+ * none that a preemption runs again; the copies whose first instruction
+ * begins such a sequence are there, moved to its last. */
+TEST(no_site_runs_twice)
+{
+	static const int versions[] = { 19, 23, 27 };
+	size_t v, i, moved = 0;
+	char name[64];
+
+	for (v = 0; v < sizeof(versions) / sizeof(versions[0]); v++) {
+		struct go_binary *bin;
+		struct func_probes fp;
+		size_t again = 0, copies = 0;
+
+		snprintf(name, sizeof(name), "count-go1.%d-arm64", versions[v]);
+		bin = go_fixture__open(name, true);
+		CHECK(bin != NULL);
+		if (!bin)
+			continue;
+		CHECK_EQ_INT(func_probes__collect(bin, "*", false, &fp), 0);
+		for (i = 0; i < fp.n; i++) {
+			const struct func_probe *p = &fp.probes[i];
+
+			again += restarted(bin, p->site.addr);
+			if (!p->inlined)
+				continue;
+			copies++;
+			moved += restart_end(bin, p->site.addr) == p->site.addr + 4 &&
+				 p->site.addr > p->code[0].from;
+		}
+		printf("%s: %zu probes (%zu inlined copies), %zu that a preemption runs again\n",
+		       name, fp.n, copies, again);
+		CHECK(copies > 1000);
+		CHECK_EQ_INT(again, 0);
+		func_probes__free(&fp);
+		go_binary__close(bin);
+	}
+	printf("inlined copies moved to a restartable sequence's last instruction: %zu\n",
+	       moved);
+	CHECK(moved > 0);
+}
+
 int main(void)
 {
 	RUN(the_kernels_verdicts);
 	RUN(cookie_skip_says_when_the_branch_is_taken);
 	RUN(every_site_of_the_arm64_fixtures);
+	RUN(no_site_runs_twice);
 	return TEST_SUMMARY();
 }
