@@ -135,6 +135,22 @@ enum x86_flow x86_insn__flow(unsigned int id)
 	}
 }
 
+enum site_flow x86_insn__site_flow(unsigned int id)
+{
+	switch (x86_insn__flow(id)) {
+	case X86_FLOW_JCC:
+		return SITE_FLOW_JCC;
+	case X86_FLOW_JMP:
+		return SITE_FLOW_JMP;
+	case X86_FLOW_CALL:
+		return SITE_FLOW_CALL;
+	case X86_FLOW_STOP:
+		return SITE_FLOW_STOP;
+	default:
+		return SITE_FLOW_PLAIN;
+	}
+}
+
 /* Is CI's first operand memory, and its second (if any) a register or an
  * immediate: a store, which writes no register? (A string instruction's
  * second operand is memory too, and it moves RSI and RDI.) */

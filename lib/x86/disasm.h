@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <capstone/capstone.h>
 #include "gobin/go_binary.h"
+#include "site/site_code.h"
 
 /*
  * An x86-64 handle into *OUT: with DETAIL, instructions come with their
@@ -94,6 +95,9 @@ enum x86_flow {
  * over every instruction of whole binaries.
  */
 enum x86_flow x86_insn__flow(unsigned int id);
+
+/* The same, as site/site_code.h's flows. */
+enum site_flow x86_insn__site_flow(unsigned int id);
 
 /*
  * Does CI (decoded with operands) write no register but EFLAGS? A compare

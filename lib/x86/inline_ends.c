@@ -20,22 +20,6 @@ static int x86_body__open(struct inline_body *b)
 	return 0;
 }
 
-static enum site_flow site_flow(enum x86_flow flow)
-{
-	switch (flow) {
-	case X86_FLOW_JCC:
-		return SITE_FLOW_JCC;
-	case X86_FLOW_JMP:
-		return SITE_FLOW_JMP;
-	case X86_FLOW_CALL:
-		return SITE_FLOW_CALL;
-	case X86_FLOW_STOP:
-		return SITE_FLOW_STOP;
-	default:
-		return SITE_FLOW_PLAIN;
-	}
-}
-
 /*
  * The instruction at ADDR of B, decoded without operands, which sweeps a
  * body faster; a branch or call is decoded again with them only when its
@@ -64,7 +48,7 @@ static bool x86_body__insn(const struct inline_body *b, uint64_t addr,
 		return false;
 	*in = (struct site_insn){
 		.addr = addr, .next = addr + ci->size,
-		.flow = site_flow(x86_insn__flow(ci->id)),
+		.flow = x86_insn__site_flow(ci->id),
 		.ret = ci->id == X86_INS_RET,
 		.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
 	};

@@ -82,22 +82,6 @@ static uint32_t jcc_taken_flags(unsigned int id)
 	}
 }
 
-static enum site_flow site_flow(enum x86_flow flow)
-{
-	switch (flow) {
-	case X86_FLOW_JCC:
-		return SITE_FLOW_JCC;
-	case X86_FLOW_JMP:
-		return SITE_FLOW_JMP;
-	case X86_FLOW_CALL:
-		return SITE_FLOW_CALL;
-	case X86_FLOW_STOP:
-		return SITE_FLOW_STOP;
-	default:
-		return SITE_FLOW_PLAIN;
-	}
-}
-
 /* Decode the instruction at ADDR with CS into CI. */
 static bool code__decode(const struct site_code *c, uint64_t addr, csh cs,
 			 cs_insn *ci)
@@ -125,16 +109,14 @@ static bool code__insn_at(struct site_code *c, uint64_t addr, bool operands,
 {
 	struct x86_code *x = c->decoder;
 	const cs_insn *ci = operands ? x->ci : x->plain_ci;
-	enum x86_flow flow;
 
 	if (!code__decode(c, addr, operands ? x->cs : x->plain_cs,
 			  operands ? x->ci : x->plain_ci))
 		return false;
-	flow = x86_insn__flow(ci->id);
 	*in = (struct site_insn){
 		.addr = addr,
 		.next = addr + ci->size,
-		.flow = site_flow(flow),
+		.flow = x86_insn__site_flow(ci->id),
 		.ret = ci->id == X86_INS_RET,
 		.emulated = uprobe_insn__emulated(ci->bytes, ci->size),
 		/* the prologue up to its check writes only flags and a

@@ -163,4 +163,19 @@ static inline bool pc_target(const struct line *in, uint64_t *t)
 	return true;
 }
 
+/* Is MN, as go tool objdump spells it, a b.cond? */
+static inline bool is_bcond(const char *mn)
+{
+	static const char *const conds[] = {
+		"BEQ", "BNE", "BCS", "BCC", "BMI", "BPL", "BVS", "BVC",
+		"BHI", "BLS", "BGE", "BLT", "BGT", "BLE",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
+		if (!strcmp(mn, conds[i]))
+			return true;
+	return false;
+}
+
 #endif

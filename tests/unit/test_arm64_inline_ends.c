@@ -54,6 +54,7 @@
 #include "probe/machine_code.h"
 #include "site/inline_ends.h"
 #include "go_fixture.h"
+#include "inline_copies.h"
 #include "go_objdump.h"
 #include "test.h"
 
@@ -64,17 +65,9 @@ static const char *const programs[] = { "count", "latency", "graph" };
 
 static bool is_cond(const char *mn)
 {
-	static const char *const conds[] = {
-		"BEQ", "BNE", "BCS", "BCC", "BMI", "BPL", "BVS", "BVC",
-		"BHI", "BLS", "BGE", "BLT", "BGT", "BLE",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(conds) / sizeof(conds[0]); i++)
-		if (!strcmp(mn, conds[i]))
-			return true;
-	return !strncmp(mn, "CBZ", 3) || !strncmp(mn, "CBNZ", 4) ||
-	       !strncmp(mn, "TBZ", 3) || !strncmp(mn, "TBNZ", 4);
+	return is_bcond(mn) || !strncmp(mn, "CBZ", 3) ||
+	       !strncmp(mn, "CBNZ", 4) || !strncmp(mn, "TBZ", 3) ||
+	       !strncmp(mn, "TBNZ", 4);
 }
 
 /* The name of "name(SB)" in OPS, into NAME (of SIZE bytes). */
@@ -131,38 +124,6 @@ static bool one_way(const struct listing *l, const struct func *f,
 		return branch_target(l, f, in, &t);
 	return !is_cond(in->mn) && falls_through(in) &&
 	       strcmp(in->mn, "CALL");
-}
-
-/* A jump through a switch's table, line FROM of the listing, to TO. */
-struct table_edge {
-	uint64_t to;
-	size_t from;
-};
-
-/* The 8 bytes at VADDR of the file open as ELF and FD, through its
- * PT_LOAD segments (libelf, not the library's reader), into *V. */
-static bool read_word(Elf *elf, int fd, uint64_t vaddr, uint64_t *v)
-{
-	GElf_Phdr ph;
-	size_t i, n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    vaddr < ph.p_vaddr || vaddr + 8 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		return pread(fd, v, 8, (off_t)(ph.p_offset + vaddr -
-					       ph.p_vaddr)) == 8;
-	}
-	return false;
-}
-
-static int cmp_table_edges(const void *a, const void *b)
-{
-	const struct table_edge *x = a, *y = b;
-
-	return (x->to > y->to) - (x->to < y->to);
 }
 
 /* A fixture's listing, its switches' jumps by target, and what was
@@ -489,54 +450,8 @@ static bool ends_agree(const struct checked *c, const struct func_probe *p,
 	return !why && ends_complete(c, f, p, ends, n);
 }
 
-/* Called with each copy P, the result ERR of looking its ends up, and
- * those ENDS[N]; false fails the walk. */
-typedef bool (*copy_fn)(void *ctx, const struct func_probe *p, int err,
-			const struct exit_site *ends, size_t n);
-
-/* Look up the ends of every copy of PATTERN in FIXTURE, in the order the
- * tools plan them (by caller), shared with code that skips a copy with
- * SHARED, and hand each to FN. */
-static bool each_copy(const char *fixture, const char *pattern, bool shared,
-		      copy_fn fn, void *ctx)
-{
-	struct go_binary *bin = go_fixture__open(fixture, true);
-	struct exit_site *ends;
-	struct func_probes fp;
-	struct inline_ends e;
-	size_t *order = NULL, i, n;
-	bool ok;
-	int err;
-
-	if (!bin)
-		return false;
-	if (func_probes__collect(bin, pattern, false, &fp)) {
-		go_binary__close(bin);
-		return false;
-	}
-	ok = !func_probes__order_by_caller(&fp, &order);
-	machine_code__inline_ends_init(&e, bin);
-	e.shared_ends = shared;
-	for (i = 0; ok && i < fp.n; i++) {
-		const struct func_probe *p = &fp.probes[order[i]];
-
-		if (!p->inlined)
-			continue;
-		err = inline_ends__find(&e, p->func_addr, p->site.addr,
-					p->code, p->ncode, &ends, &n);
-		if (err && err != -ENOENT)
-			fprintf(stderr, "  %s: %s\n", fixture, gt_last_error());
-		ok = fn(ctx, p, err, ends, n);
-		free(ends);
-	}
-	free(order);
-	inline_ends__free(&e);
-	func_probes__free(&fp);
-	go_binary__close(bin);
-	return ok;
-}
-
-static bool check_copy(void *ctx, const struct func_probe *p, int err,
+static bool check_copy(void *ctx, const struct go_binary *bin,
+		       const struct func_probe *p, int err,
 		       const struct exit_site *ends, size_t n)
 {
 	struct checked *c = ctx;
