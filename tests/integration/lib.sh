@@ -169,3 +169,14 @@ for line in open(sys.argv[1]):
 sys.exit(0 if ok and n >= int(sys.argv[3]) else 1)
 PY
 }
+
+# drop_count_lines FILE: the count fixture's own "count: line N of 7"
+# lines out of FILE, where its standard output, which it shares with the
+# tool that started it (-c), may have written them into the middle of the
+# tool's lines.
+drop_count_lines() {
+	python3 -c 'import re, sys
+p = sys.argv[1]
+s = open(p).read()
+open(p, "w").write(re.sub(r"count: line [0-9]+ of 7\n", "", s))' "$1"
+}

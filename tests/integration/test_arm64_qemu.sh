@@ -18,7 +18,9 @@
 #   gotrace       every argument and result of the args fixture as the
 #                 fixture prints them with Go's %v (gotrace_compare.py),
 #                 Go's arm64 register ABI (R0-R15, F0-F15) and Go 1.15's
-#                 stack ABI;
+#                 stack ABI; bare probes ('main.*' 'r:main.*'), every
+#                 argument named from DWARF, or in a stripped build the
+#                 words the morestack tail spills (gotrace_bare_compare.py);
 #   gofuncgraph   the graph fixture's call trees, inlined copies, unwound
 #                 frames and waits (graph_trees.py).
 #
@@ -39,6 +41,7 @@ COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-ar
 	count-go1.27-arm64-stripped count-go1.27-arm64-pie)
 LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64)
 TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64)
+BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped)
 GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64)
 
 guest=$TMP/guest
@@ -51,7 +54,7 @@ for tool in gofunccount gofunclatency gotrace gofuncgraph; do
 	fi
 	cp "$ARM64/$tool" "$guest/"
 done
-for f in "${COUNTS[@]}" "${LATENCIES[@]}" "${TRACES[@]}" "${GRAPHS[@]}"; do
+for f in "${COUNTS[@]}" "${LATENCIES[@]}" "${TRACES[@]}" "${BARES[@]}" "${GRAPHS[@]}"; do
 	need_file "$FIX/$f" || { finish; exit 1; }
 	cp "$FIX/$f" "$guest/"
 done
@@ -103,6 +106,9 @@ trace() {
 	run \$f ./gotrace -c "./\$f /tmp/out/\$f.truth" "\$@"
 }
 $(for f in "${TRACES[@]}"; do echo "trace $f $(abi "$f")"; done)
+for f in ${BARES[*]}; do
+	run bare-\$f ./gotrace -c "./\$f /tmp/out/bare-\$f.truth" 'main.*' 'r:main.*'
+done
 for f in ${GRAPHS[*]}; do
 	run \$f ./gofuncgraph -j -r -c "./\$f /tmp/out/\$f.truth" '^main\.root\$' '$GRAPH_FUNCS'
 done
@@ -172,6 +178,17 @@ for f in "${TRACES[@]}"; do
 		pass "gotrace $f: $(tail -1 "$out/$f.cmp" | sed 's/^ *//') ($(took "$f"))"
 	else
 		fail "gotrace $f" "values differ from the fixture's own: $(head -5 "$out/$f.cmp" | tr '\n' ' ')"
+	fi
+done
+for f in "${BARES[@]}"; do
+	ran "bare-$f" gotrace || continue
+	dwarf=dwarf
+	[[ $f == *-stripped ]] && dwarf=none
+	if python3 "$ROOT/tests/integration/gotrace_bare_compare.py" "$out/bare-$f.truth" \
+		"$out/bare-$f.out" reg $dwarf arm64 >"$out/bare-$f.cmp"; then
+		pass "gotrace $f, bare probes: $(head -1 "$out/bare-$f.cmp") ($(took "bare-$f"))"
+	else
+		fail "gotrace $f, bare probes" "$(tr '\n' ';' <"$out/bare-$f.cmp")"
 	fi
 done
 for f in "${GRAPHS[@]}"; do

@@ -348,6 +348,7 @@ callme_returns() {
 		fail "r: inlined ends $fix" "gotrace failed: $(head -3 "$out.err")"
 		return
 	fi
+	drop_count_lines "$out"
 	local want got inlined other copy=optimized.out call=100
 	[[ $fix == *stripped ]] && copy='no.types' call='<no.types>'
 	want=$(awk '$1 == "main.callme" { print $2 }' "$truth")
