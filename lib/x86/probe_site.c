@@ -192,8 +192,9 @@ int probe_site__for_entry_x86(const struct go_binary *bin,
 	err = x86_disasm__func_code(bin, fn, &code, &len);
 	if (err)
 		return err;
+	/* gc marks no restartable sequence on x86-64 (it has no assembler's
+	 * temporary register): no PCDATA_UnsafePoint walk per candidate */
 	return probe_site__choose_x86(code, len, fn->addr,
-				      probe_site__func_name_at,
-				      probe_site__restart_run_at, (void *)bin,
-				      site);
+				      probe_site__func_name_at, NULL,
+				      (void *)bin, site);
 }
