@@ -12,7 +12,7 @@
 #include "cli/overhead_internal.h"
 #include "core/mem.h"
 
-#define TRIAL_NS	10000000.0	/* a batch's trial, at most */
+#define TRIAL_NS	100000000.0	/* a batch's trial, at most */
 #define POLL_NS		1000000L	/* what it cost, read every ms */
 #define WAIT_NS		10000000L	/* for room in the budget */
 #define FULL_NS		1e9		/* the kept at half of it, untried after */
@@ -30,6 +30,23 @@ static void sleep_ns(long ns)
 	struct timespec t = { 0, ns };
 
 	nanosleep(&t, NULL);
+}
+
+/*
+ * Between two steps of a trial or of keeping or closing what it tried
+ * (each attaches or closes a group's links: a few ms, in the kernel, the
+ * target's memory map locked): the check (every 10 ms at most), which
+ * would otherwise wait for the whole batch: functions kept earlier that
+ * turn hot meanwhile (the garbage collector's, in its cycles: a hundred
+ * thousand calls a second, each with a single-stepped return under
+ * gofunclatency) cost more than a CPU until detached, and a batch took up
+ * to 340 ms. Returns 0 or a negative errno.
+ */
+static int between_steps(struct overhead_limit *l)
+{
+	int n = overhead_limit__check(l);
+
+	return n < 0 ? n : 0;
 }
 
 /* Where the index of COOKIE comes in admission's order (one past the
@@ -162,6 +179,7 @@ struct group {
 	struct run run;
 	int *gens;			/* per request; 0: no link */
 	struct uprobes **links;
+	double on_ns;			/* on trial since (half its attach) */
 };
 
 struct batch {
@@ -523,14 +541,22 @@ static double trial__cost(struct trial *t, const struct overhead_limit *l,
 	return t->paid_ns + 2 * (double)(uprobes__work_ns() - work);
 }
 
-/* Try B's probes, attached on trial group by group (no more groups once
+/*
+ * Try B's probes, attached on trial group by group (no more groups once
  * they have cost CAP, closing them included: B ends there); their rates
- * into T. The check's baseline (each index's seen) is left as it is. */
+ * into T. The check's baseline (each index's seen) is left as it is.
+ * Once all are attached, each group is on trial for TRIAL_NS, or less
+ * when their hits alone have cost CAP: attaching and closing are paid
+ * whether they stay or not, and a group attached last and closed at
+ * once, as when the attaching had cost the cap, saw nothing (functions
+ * called thousands of times a second, 0 calls on trial, were kept, and
+ * cost a CPU live until the check detached them).
+ */
 static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		      struct trial *t)
 {
 	struct probe_hits from, before, after;
-	double t0, t1, t2, secs;
+	double t0, t1, t2, a, secs;
 	uint64_t work = uprobes__work_ns();
 	size_t j;
 	int err = 0;
@@ -541,8 +567,13 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	read_positions(l, b->lo, b->hi - b->lo, t->before);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
+		a = overhead__now_ns();
 		err = group__attach(l, &b->groups[j], NULL, 0,
 				    PROBE_GEN_TRIAL, REQS_TRIED);
+		/* half the attach: its probes went in one after the other */
+		b->groups[j].on_ns = (a + overhead__now_ns()) / 2;
+		if (!err)
+			err = between_steps(l);
 		/* what has cost the cap is the batch: the rest is for the next */
 		if (!err && j + 1 < b->ngroups &&
 		    trial__cost(t, l, &from, work) >= cap)
@@ -552,19 +583,21 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	while (!err) {
 		t2 = overhead__now_ns();
 		t->cost_ns = trial__cost(t, l, &from, work);
-		if (t->cost_ns >= cap || t2 - t1 >= TRIAL_NS)
+		if (t->paid_ns >= cap || t2 - t1 >= TRIAL_NS)
 			break;
 		sleep_ns(POLL_NS);
+		err = between_steps(l);
 	}
 	if (!err) {
 		read_positions(l, b->lo, b->hi - b->lo, t->after);
 		err = overhead__ledger_update(l);
 	}
 	t->end_ns = overhead__now_ns();
-	/* half the attach: its probes went in one after the other */
 	t->exposure_ns = (t1 - t0) / 2 + (t2 - t1);
-	secs = t->exposure_ns / 1e9;
-	for (i = b->lo; i < b->hi && !err; i++) {
+	for (i = b->lo, j = 0; i < b->hi && !err; i++) {
+		while (i >= b->groups[j].run.hi)
+			j++;
+		secs = (t2 - b->groups[j].on_ns) / 1e9;
 		before = t->before[i - b->lo];
 		after = t->after[i - b->lo];
 		t->calls[i - b->lo] = (after.calls - before.calls) / secs;
@@ -711,9 +744,10 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 		if (order[j].cost >= hot)
 			nhot = j + 1;
 	}
-	for (j = 0; j < nhot; j++) {
+	for (j = 0; j < nhot && !err; j++) {
 		groups__close(l, &gs[j], 1);
 		overhead__dead_wait_quiet(l);
+		err = between_steps(l);
 	}
 	/* the others */
 	groups__close(l, gs + j, n - j);
@@ -748,6 +782,8 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 				    REQS_BY_CALLS);
 		if (!err)
 			err = group__keep(l, g);
+		if (!err)
+			err = between_steps(l);
 	}
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
@@ -759,6 +795,8 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 				    g->run.lo, PROBE_GEN_LIVE, REQS_ALL);
 		if (!err)
 			err = group__keep(l, g);
+		if (!err)
+			err = between_steps(l);
 	}
 	if (err)
 		return err;

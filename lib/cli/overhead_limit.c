@@ -14,6 +14,7 @@
 
 #define CHECK_EVERY_NS	10000000.0	/* 10 ms */
 #define RATE_EVERY_NS	1e9		/* each index's rate, at least */
+#define RATE_ADMIT_NS	1e8		/* at most, over with admission's */
 #define SLOT_NS		100000000L	/* the ledger's slots, 100 ms */
 #define BURST		3		/* times the budget: rated at once */
 #define HITS_WORDS	(sizeof(struct probe_hits) / sizeof(__u64))
@@ -223,6 +224,8 @@ int overhead__ledger_update(struct overhead_limit *l)
 	/* the hits, and attaching and detaching */
 	paid_between(l, now, seen, &live, &early);
 	paid = live + early + fixed + (work - g->work_seen);
+	paid += g->unread_ns;
+	g->unread_ns = 0;
 	g->fixed_ns += fixed;
 	g->work_ns += work - g->work_seen;
 	memcpy(seen, now, sizeof(now));
@@ -733,7 +736,9 @@ int overhead_limit__check(struct overhead_limit *l)
 {
 	struct overhead_delta *delta;
 	struct timespec now;
-	double dt, live, fixed, rate, total, budget = overhead__budget(l);
+	double dt, live, fixed, admit, rate, total, since;
+	double budget = overhead__budget(l);
+	bool over;
 	size_t i;
 	int err;
 
@@ -752,14 +757,25 @@ int overhead_limit__check(struct overhead_limit *l)
 	 * more than the budget), and the second they end has paid half the
 	 * budget or they cost BURST times it (a function quiet on trial that
 	 * turns hot at half a CPU would take the whole budget in 100 ms,
-	 * before the second is over) */
+	 * before the second is over). What admission paid in the last
+	 * second (trials, closing, attaching, sampling) leaves them that
+	 * much less: a trial keeps what its rate says costs half the budget,
+	 * which is more once live (a phase of requests it did not see, a
+	 * target no longer slowed by the trial), and live probes let cost
+	 * up to the whole budget beside admission's half cost half as much
+	 * again (so the costliest seconds did). Rated then at most every
+	 * RATE_ADMIT_NS: a rating reads every index's hits. */
 	if (overhead__fixed_over(l, dt, budget))
 		return 0;
 	fixed = overhead__fixed_cost(l);
+	admit = overhead__last_second_admit(l);
 	rate = live / (dt / 1e9) + fixed;
-	if ((rate <= budget || (overhead__last_second(l) <= budget / 2 &&
-				rate <= BURST * budget)) &&
-	    overhead__ns(&now) - l->rated_ns < RATE_EVERY_NS)
+	since = overhead__ns(&now) - l->rated_ns;
+	over = rate > budget ||
+	       (rate + admit > budget && since >= RATE_ADMIT_NS);
+	if ((!over || (overhead__last_second(l) <= budget / 2 &&
+		       rate <= BURST * budget)) &&
+	    since < RATE_EVERY_NS)
 		return 0;
 	l->rated_ns = overhead__ns(&now);
 	delta = calloc(l->nindexes, sizeof(*delta));
@@ -777,7 +793,7 @@ int overhead_limit__check(struct overhead_limit *l)
 		x->detached_rate = delta[i].hits.calls / delta[i].secs;
 	}
 	total = overhead__kept_cost(l) + fixed;
-	if (total > budget)
+	if (total + admit > budget)
 		err = overhead__evict(l, total, budget / 2);
 	free(delta);
 	return err;
@@ -881,6 +897,9 @@ void overhead_limit__print_cost(struct overhead_limit *l, FILE *f,
 		"(%.2f%% attaching and detaching them",
 		tool, secs > 0 ? g->total_ns / secs / 1e7 : 0.0,
 		secs > 0 ? g->work_ns / secs / 1e7 : 0.0);
+	if (g->sampled_ns)
+		fprintf(f, ", %.2f%% sampling where it runs",
+			secs > 0 ? g->sampled_ns / secs / 1e7 : 0.0);
 	if (l->fixed.nprogs)
 		fprintf(f, ", %.2f%% %s",
 			secs > 0 ? g->fixed_ns / secs / 1e7 : 0.0,

@@ -21,15 +21,23 @@
  * OVERHEAD_TRY_OVER indexes on uprobe_multi kernels): first, for half a
  * second, a CPU clock samples where the target runs
  * (overhead_limit__sample(), probe/cpu_samples.h: about a thousand
- * samples of a target busy on one CPU); the indexes whose functions no
+ * samples of a target busy on one CPU, fewer where a sample costs more
+ * than a quarter of the budget at that rate: a sample is an interrupt,
+ * 25 us on the tests' virtual machines, where 2 kHz cost the target 5% of
+ * a CPU; what they cost is admission's, in the ledger); the indexes whose functions no
  * sample fell in are tried first, in their order, then the others, the
  * least sampled first. A function called a million times a second is in
  * the samples, and is tried last, when the kept may have left no room
  * for it: its trial would trap at that rate until its link is closed.
  * Then the probes are not attached at once but tried in batches, in groups of a few dozen probes
  * with links of their own. A batch is attached on trial (its hits
- * accounted, not counted) for 10 ms, or until it has cost its cap: then
- * no more of its groups are attached. What a trial costs is its hits,
+ * accounted, not counted), group by group until it has cost its cap
+ * (then no more of its groups are attached), and then for 100 ms, or
+ * until its hits alone have cost the cap, each index rated over the time
+ * its group was on trial (the garbage collector's and the sweeper's
+ * functions run in bursts, a hundred times a second under load: 10 ms
+ * trials saw none of the 20,000 calls a second of some, which were kept
+ * and cost gofunclatency more than a CPU live). What a trial costs is its hits,
  * attaching its probes and, about as much again, closing them; admission
  * (trials, closing, attaching and detaching) has half the budget, the
  * kept the other half. The cap is the room the last second left, of the
@@ -69,17 +77,21 @@
  * second has paid half the budget, or at once when it is over three times
  * PCT% (a function quiet on trial that turns hot at half a CPU, as the
  * garbage collector's do in its cycles, would pay the whole budget in 100
- * ms), or once a second, each index's rate since it was last read,
+ * ms), or while the live probes and what admission paid in the last
+ * second are over PCT% (at most every 100 ms), or once a second, each
+ * index's rate since it was last read,
  * times what its hits cost (the counters are mapped into the tool's
  * memory, percpu_mmap: a read of 24,000 on 2 CPUs takes 0.8 ms of the
  * CPU a busy target shares; through the bpf() syscall it took 14 ms);
- * when their sum is over PCT%, the most costly indexes are detached
- * until the rest cost half of PCT (rates measured
+ * when their sum and admission's are over PCT%, the most costly
+ * indexes are detached until the rest cost half of PCT (rates measured
  * while the target is slowed understate what they become once it is not;
  * the next checks detach more if need be). Functions quiet on trial can
  * turn hot together (the garbage collector's, in its cycles): checked
  * every 10 ms, they are detached within a few checks, not after 100 ms
- * each.
+ * each. Admission checks between the steps of its trials (each group
+ * attached or closed, and every ms of a trial), not after a batch:
+ * attaching and closing one took up to 340 ms, unchecked.
  *
  * Detaching a few probes of a uprobe_multi link means replacing the link
  * (probe/uprobes.h): the kept probes are attached anew in a link of a new
@@ -214,6 +226,9 @@ struct overhead_ledger {
 	uint64_t work_seen;		/* uprobes__work_ns(), last read */
 	double total_ns;
 	double work_ns;			/* of it: attaching, detaching */
+	double sampled_ns;		/* of it: the CPU samples before
+					 * admission (overhead_limit__sample()) */
+	double unread_ns;		/* paid, for the next read to count */
 	double slots[OVERHEAD_SLOTS];	/* per 100 ms, the last second */
 	/* of it, admission's: the hits on trial and of links closing, and
 	 * attaching and detaching */
@@ -269,6 +284,7 @@ struct overhead_limit {
 	 * index (while it runs) */
 	__u32 *order, *position;
 	__u64 samples;			/* overhead_limit__sample()'s, in all */
+	unsigned int sample_hz;		/* and their rate */
 	struct timespec last;		/* of the last check */
 	double rated_ns;		/* the last read of every index's hits */
 };

@@ -16,8 +16,9 @@
 #include "probe/cpu_samples.h"
 #include "cpu_sample.skel.h"
 
-/* A clock on CPU, sampling user space HZ times a second of CPU time. */
-static int open_clock(int cpu, unsigned int hz)
+/* A clock on CPU (-1: any) of PID (-1: any; 0: this thread), sampling
+ * user space HZ times a second of CPU time. */
+static int open_clock(pid_t pid, int cpu, unsigned int hz)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -29,7 +30,7 @@ static int open_clock(int cpu, unsigned int hz)
 		.exclude_hv = 1,
 	};
 
-	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -42,7 +43,7 @@ static int attach_clocks(struct bpf_program *prog, unsigned int hz,
 
 	*n = 0;
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		fd = open_clock(cpu, hz);
+		fd = open_clock(-1, cpu, hz);
 		if (fd < 0 && errno == ENODEV)
 			continue;	/* offline */
 		if (fd < 0)
@@ -57,6 +58,66 @@ static int attach_clocks(struct bpf_program *prog, unsigned int hz,
 		}
 		links[(*n)++] = link;	/* it owns the clock's fd */
 	}
+	return 0;
+}
+
+#define COST_HZ		20000
+#define COST_SPIN_NS	10e6
+#define COST_ROUNDS	3
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+/* Spin for COST_SPIN_NS; the most loops a ns of COST_ROUNDS rounds (a
+ * round the thread lost its CPU in is slower). */
+static double spin_rate(void)
+{
+	static volatile unsigned long sink;
+	double best = 0, t0, t;
+	unsigned long loops;
+	int r, i;
+
+	for (r = 0; r < COST_ROUNDS; r++) {
+		t0 = now_ns();
+		for (loops = 0; (t = now_ns() - t0) < COST_SPIN_NS; loops++)
+			for (i = 0; i < 100; i++)
+				sink += i;
+		if (loops / t > best)
+			best = loops / t;
+	}
+	return best;
+}
+
+/* What a sample of PROG costs the thread it interrupts, in ns, into *NS:
+ * the share of its time a clock of this thread's own at COST_HZ takes,
+ * over COST_HZ. */
+static int sample_cost(struct bpf_program *prog, double *ns)
+{
+	struct bpf_link *link;
+	double untraced, sampled;
+	int fd, err;
+
+	untraced = spin_rate();
+	fd = open_clock(0, -1, COST_HZ);
+	if (fd < 0)
+		return gt_error(-errno, "cannot open a CPU clock to sample on: %s",
+				strerror(errno));
+	link = bpf_program__attach_perf_event(prog, fd);
+	if (!link) {
+		err = -errno;
+		close(fd);
+		return gt_error(err, "cannot attach the CPU sampler: %s",
+				strerror(-err));
+	}
+	sampled = spin_rate();
+	bpf_link__destroy(link);	/* and the clock's fd */
+	*ns = untraced > sampled ? (1 - sampled / untraced) * 1e9 / COST_HZ :
+				   0;
 	return 0;
 }
 
@@ -111,7 +172,7 @@ out:
 }
 
 int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
-			 struct cpu_samples *out)
+			 double share, struct cpu_samples *out)
 {
 	struct timespec wait = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	int ncpus = libbpf_num_possible_cpus(), nlinks = 0, i, err;
@@ -134,7 +195,12 @@ int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
 	if (!err && !links)
 		err = gt_error(-ENOMEM, "out of memory");
 	if (!err)
-		err = attach_clocks(obj->progs.sample_ip, hz, links, ncpus,
+		err = sample_cost(obj->progs.sample_ip, &out->cost_ns);
+	if (!err && out->cost_ns * hz > share * 1e9)
+		hz = share * 1e9 / out->cost_ns;
+	out->hz = hz ? hz : 1;
+	if (!err)
+		err = attach_clocks(obj->progs.sample_ip, out->hz, links, ncpus,
 				    &nlinks);
 	if (!err)
 		nanosleep(&wait, NULL);

@@ -162,7 +162,7 @@ admit_case() {
 		fail "$name" "exit $RC: $(head -3 "$out.err")"
 	elif [[ $failed -ne 0 ]]; then
 		fail "$name" "$failed requests failed; $said"
-	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average ([0-9.]*% attaching and detaching them), [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
+	elif ! grep -q "probes cost the target [0-9.]*% of a CPU on average ([0-9.]*% attaching and detaching them\(, [0-9.]*% sampling where it runs\)\?), [0-9.]*% in the costliest second; [0-9]* functions\? not attached, [0-9]* detached" "$out.err"; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
 	elif ! own_cpu_said "$out.err"; then
 		fail "$name" "its own CPU said $own%, measured $TOOL_CPU% from \"Tracing\" on (of which $work% attaching and detaching)"

@@ -120,7 +120,7 @@ test_sampled_last() {
 	rc=$?
 	cold=$(awk '$1 == "main.cold" { print $2 }' "$out")
 	if [[ $rc -eq 0 && ${cold:-0} -le $(truth_of "$out.truth" main.cold) ]] &&
-		grep -qE '^gofunccount: [0-9]+ CPU samples of the target: [0-9]+ of [0-9]+ probed functions are in them and are tried last, the most sampled (main\.hot|main\.main\.func1) \([0-9]+\), (main\.hot|main\.main\.func1) ' "$out.err" &&
+		grep -qE '^gofunccount: [0-9]+ CPU samples of the target \(at [0-9]+ Hz, [0-9.]+ us each\): [0-9]+ of [0-9]+ probed functions are in them and are tried last, the most sampled (main\.hot|main\.main\.func1) \([0-9]+\), (main\.hot|main\.main\.func1) ' "$out.err" &&
 		grep -q "not tried (the trace ended first)" "$out.err"; then
 		pass "gofunccount -v --max-overhead 5 '*': the fixture's loop sampled most, tried last; the trace ends with the fixture (main.cold $cold of $(truth_of "$out.truth" main.cold) from when it was kept)"
 	else

@@ -106,7 +106,7 @@ TEST(samples_the_process_where_it_runs)
 	other = spawn(spin_other);
 	CHECK(sampled > 0 && other > 0);
 	ran = cpu_ms(sampled);
-	err = cpu_samples__collect(sampled, 300, 1000, &s);
+	err = cpu_samples__collect(sampled, 300, 1000, 1.0, &s);
 	if (err)
 		fprintf(stderr, "%s\n", gt_last_error());
 	CHECK_EQ_INT(err, 0);
@@ -128,6 +128,7 @@ TEST(samples_the_process_where_it_runs)
 	 * is most of the time it ran from before to after (less what loading
 	 * the program took); 300 ms at most, less what it shared the CPUs */
 	CHECK(ran > 0);
+	CHECK_EQ_INT(s.hz, 1000);
 	CHECK(s.total >= 20 && s.total >= ran * 0.4 &&
 	      s.total <= ran * 1.1 + 10);
 	CHECK_EQ_INT(s.lost, 0);
@@ -143,9 +144,30 @@ TEST(no_process_no_samples)
 
 	kill(gone, SIGKILL);
 	waitpid(gone, NULL, 0);
-	CHECK_EQ_INT(cpu_samples__collect(gone, 50, 1000, &s), 0);
+	CHECK_EQ_INT(cpu_samples__collect(gone, 50, 1000, 1.0, &s), 0);
 	CHECK_EQ_INT(s.total, 0);
 	CHECK_EQ_INT(s.n, 0);
+	cpu_samples__free(&s);
+}
+
+/* A sample costs the thread it interrupts something (25 us on the tests'
+ * virtual machines, a few us on hardware); allowed a share of what 100
+ * Hz would cost, the sampler takes about 100 Hz, not 1,000 (the cost is
+ * measured anew each time: within a factor of 3). */
+TEST(fewer_samples_where_they_cost_more)
+{
+	struct cpu_samples s;
+	double cost;
+
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, 1.0, &s), 0);
+	cost = s.cost_ns;
+	printf("a sample costs %.1f us\n", cost / 1e3);
+	CHECK(cost > 50 && cost < 1e6);
+	cpu_samples__free(&s);
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, cost * 100 / 1e9,
+					  &s), 0);
+	printf("at %u Hz\n", s.hz);
+	CHECK(s.hz >= 100 / 3 && s.hz <= 300);
 	cpu_samples__free(&s);
 }
 
@@ -153,5 +175,6 @@ int main(void)
 {
 	RUN(samples_the_process_where_it_runs);
 	RUN(no_process_no_samples);
+	RUN(fewer_samples_where_they_cost_more);
 	return TEST_SUMMARY();
 }
