@@ -46,7 +46,8 @@ PACKAGES=(
 command -v npm >/dev/null || PACKAGES+=(npm)
 # The architectures make builds for besides the machine's own (make
 # ARCH=arm64): their cross compiler, and its C library, which the compiler
-# only recommends.
+# only recommends; tests/fixtures/build.sh's arm64 cgo fixtures are built
+# and linked by them too, and run in qemu with that C library.
 CROSS_ARCHS=()
 if [ "$(dpkg --print-architecture)" != arm64 ]; then
 	CROSS_ARCHS+=(arm64)
