@@ -127,6 +127,19 @@ static inline void listing__free(struct listing *l)
 	free(l->lines);
 }
 
+/*
+ * The address the function at I of L is found by: its first line's. A
+ * symbol of no size has a TEXT line and no instruction (the mapping
+ * symbols $x and $d of the C objects in a cgo binary's text): the address
+ * of the next line listed, which is no lower than its own, so that the
+ * functions stay sorted by it.
+ */
+static inline uint64_t listing__key(const struct listing *l, size_t i)
+{
+	return l->funcs[i].first < l->nlines ?
+	       l->lines[l->funcs[i].first].addr : UINT64_MAX;
+}
+
 /* The function whose first instruction is at ADDR, or NULL. */
 static inline const struct func *listing__func_at(const struct listing *l,
 					   uint64_t addr)
@@ -135,14 +148,15 @@ static inline const struct func *listing__func_at(const struct listing *l,
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (!l->funcs[mid].n ||
-		    l->lines[l->funcs[mid].first].addr < addr)
+		if (listing__key(l, mid) < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < l->nfuncs && l->funcs[lo].n &&
-	    l->lines[l->funcs[lo].first].addr == addr)
+	/* past the symbols of no size listed just before it */
+	while (lo < l->nfuncs && !l->funcs[lo].n)
+		lo++;
+	if (lo < l->nfuncs && listing__key(l, lo) == addr)
 		return &l->funcs[lo];
 	return NULL;
 }
