@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * lib/arm64: the counting site and the exits of every function of the
- * arm64 count fixtures (Go 1.19 to 1.27; default, stripped and PIE
- * builds), checked on this machine whatever it is.
+ * arm64 count fixtures (Go 1.19 to 1.27; default, stripped, PIE and cgo
+ * builds, the C functions of cgo's included), checked on this machine
+ * whatever it is.
  *
  * Ground truth, independent of capstone and of lib/arm64's reading of
  * instruction words: `go tool objdump` of the same binary, by the
@@ -40,7 +41,7 @@
 #include "test.h"
 
 static const int versions[] = { 19, 21, 23, 25, 27 };
-static const char *const forms[] = { "", "-stripped", "-pie" };
+static const char *const forms[] = { "", "-stripped", "-pie", "-cgo" };
 #define NVERSIONS	(sizeof(versions) / sizeof(versions[0]))
 #define NFORMS		(sizeof(forms) / sizeof(forms[0]))
 /* as site/site_code.c scans: the prologue's instructions */

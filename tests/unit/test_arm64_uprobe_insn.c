@@ -132,14 +132,15 @@ TEST(cookie_skip_says_when_the_branch_is_taken)
 	CHECK_EQ_INT(probe_site__cookie_skip(&jbe), EFLAGS_CF | EFLAGS_ZF);
 }
 
-/* Every function of the arm64 count fixtures: its site, as the tools ask
- * for it, is one the kernel takes (Go's code has no instruction it
- * refuses where a site goes), simulated exactly where site/ says, and a
- * stack check's skip field says b.ls. */
+/* Every function of the arm64 count fixtures (default, PIE and cgo, the
+ * C functions of cgo's included): its site, as the tools ask for it, is
+ * one the kernel takes (their code has no instruction it refuses where a
+ * site goes), simulated exactly where site/ says, and a stack check's
+ * skip field says b.ls. */
 TEST(every_site_of_the_arm64_fixtures)
 {
 	static const int versions[] = { 19, 21, 23, 25, 27 };
-	static const char *const forms[] = { "", "-pie" };
+	static const char *const forms[] = { "", "-pie", "-cgo" };
 	size_t v, m, i;
 	char name[64];
 
