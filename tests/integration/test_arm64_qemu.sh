@@ -6,9 +6,11 @@
 # the fixtures' own ground truth by the same checks as on x86-64:
 #
 #   gofunccount   exact counts (compare_counts), Go 1.15 (ABI0), 1.19, 1.23
-#                 and 1.27, stripped and PIE; a call that async preemption interrupts
-#                 in a restartable sequence (main.add's ADRP and LDR of a
-#                 global) is still counted once;
+#                 and 1.27, stripped, PIE and cgo (Go 1.19 and 1.27, linked
+#                 by the cross compiler to glibc, which the guest loads); a
+#                 call that async preemption interrupts in a restartable
+#                 sequence (main.add's ADRP and LDR of a global) is still
+#                 counted once;
 #   gofunclatency exact counts, and totals within LATENCY_PCT% of the
 #                 fixture's own (compare_latency): under emulation a probe
 #                 hit costs tens of microseconds instead of one, inside
@@ -38,7 +40,8 @@ LATENCY_PCT=10
 GRAPH_FUNCS='^main\.(root|a|b|c|inl|join|joiner|rec|thrower|middle|catcher|sleeper|waiter|grow|deep)$'
 
 COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-arm64
-	count-go1.27-arm64-stripped count-go1.27-arm64-pie)
+	count-go1.27-arm64-stripped count-go1.27-arm64-pie
+	count-go1.19-arm64-cgo count-go1.27-arm64-cgo)
 LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64)
 TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64)
 BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped)
@@ -58,11 +61,12 @@ for f in "${COUNTS[@]}" "${LATENCIES[@]}" "${TRACES[@]}" "${BARES[@]}" "${GRAPHS
 	need_file "$FIX/$f" || { finish; exit 1; }
 	cp "$FIX/$f" "$guest/"
 done
-# The PIE fixture's interpreter (it loads no library): the cross
-# compiler's, Debian's libc6-arm64-cross.
-LOADER=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
-need_file "$LOADER" || { finish; exit 1; }
-cp "$LOADER" "$guest/"
+# The interpreter of the PIE and cgo fixtures, and the one library the
+# cgo ones load: the cross compiler's, Debian's libc6-arm64-cross.
+for lib in ld-linux-aarch64.so.1 libc.so.6; do
+	need_file "/usr/aarch64-linux-gnu/lib/$lib" || { finish; exit 1; }
+	cp "/usr/aarch64-linux-gnu/lib/$lib" "$guest/"
+done
 # abi FIXTURE: the ABI gotrace_probes.sh knows it by.
 abi() { [[ $1 == *-go1.15-* ]] && echo stack || echo register; }
 # gotrace's probes per ABI, one argument a line (the guest's shell reads
@@ -77,7 +81,7 @@ done
 cat >"$TMP/run.sh" <<EOF
 mkdir /tmp/out /lib
 cd /files
-cp ld-linux-aarch64.so.1 /lib/
+cp ld-linux-aarch64.so.1 libc.so.6 /lib/
 echo "machine \$(uname -m)" >/tmp/out/guest
 echo "release \$(uname -r)" >>/tmp/out/guest
 [ -r /sys/kernel/btf/vmlinux ] && echo "btf \$(wc -c </sys/kernel/btf/vmlinux)" >>/tmp/out/guest
