@@ -16,7 +16,8 @@
 #                 hit costs tens of microseconds instead of one, inside
 #                 the fixture's timing and outside the tool's, so the 2%
 #                 of x86-64 is widened; the fixture's calls last a
-#                 millisecond or more;
+#                 millisecond or more; Go 1.19 and 1.27, and 1.27's cgo
+#                 build;
 #   gotrace       every argument and result of the args fixture as the
 #                 fixture prints them with Go's %v (gotrace_compare.py),
 #                 Go's arm64 register ABI (R0-R15, F0-F15) and Go 1.15's
@@ -24,7 +25,8 @@
 #                 argument named from DWARF, or in a stripped build the
 #                 words the morestack tail spills (gotrace_bare_compare.py);
 #   gofuncgraph   the graph fixture's call trees, inlined copies, unwound
-#                 frames and waits (graph_trees.py).
+#                 frames and waits (graph_trees.py); Go 1.19 and 1.27, and
+#                 1.27's cgo build.
 #
 # And the guest is what they need: an aarch64 kernel, 6.6 or later
 # (uprobe_multi), with BTF. Emulation is slow: durations say nothing about
@@ -42,10 +44,10 @@ GRAPH_FUNCS='^main\.(root|a|b|c|inl|join|joiner|rec|thrower|middle|catcher|sleep
 COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-arm64
 	count-go1.27-arm64-stripped count-go1.27-arm64-pie
 	count-go1.19-arm64-cgo count-go1.27-arm64-cgo)
-LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64)
+LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64 latency-go1.27-arm64-cgo)
 TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64)
 BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped)
-GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64)
+GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64 graph-go1.27-arm64-cgo)
 
 guest=$TMP/guest
 mkdir "$guest"
