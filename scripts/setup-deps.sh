@@ -47,11 +47,13 @@ command -v npm >/dev/null || PACKAGES+=(npm)
 # The architectures make builds for besides the machine's own (make
 # ARCH=arm64): their cross compiler, and its C library, which the compiler
 # only recommends; tests/fixtures/build.sh's arm64 cgo fixtures are built
-# and linked by them too, and run in qemu with that C library.
+# and linked by them too, and run in qemu with that C library; and the
+# cross gccgo of the arm64 gccgo fixtures (with libgo, which the qemu test
+# ships into its guest).
 CROSS_ARCHS=()
 if [ "$(dpkg --print-architecture)" != arm64 ]; then
 	CROSS_ARCHS+=(arm64)
-	PACKAGES+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+	PACKAGES+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gccgo-12-aarch64-linux-gnu)
 fi
 
 [ "$(id -u)" = 0 ] || { echo "setup-deps.sh: must run as root" >&2; exit 1; }
