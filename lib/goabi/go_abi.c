@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Go argument placement: ABIInternal, ABI0 and gccgo's System V ABI, one
- * algorithm each, over a table of registers per machine (x86-64, arm64).
+ * Go argument placement: ABIInternal, ABI0 and gccgo's C ABIs (System V on
+ * x86-64, AAPCS64 on arm64), one algorithm each, over a table of
+ * registers per machine.
  * See go_abi.h and cmd/compile/abi-internal.md.
  */
 #include <elf.h>
@@ -249,14 +250,35 @@ struct assign_state;
 typedef int (*word_fn)(struct assign_state *st, enum word_class c,
 		       uint64_t off, uint32_t size);
 
+/* gccgo's C calling convention on a machine. */
+enum c_conv {
+	C_SYSV,		/* x86-64's System V ABI */
+	C_AAPCS64,	/* arm64's procedure call standard */
+};
+
+/* AAPCS64: a homogeneous floating-point aggregate has at most 4 members;
+ * X8 takes the address of results in memory. */
+#define HFA_MAX			4
+#define AAPCS64_RESULT_REG	8
+
 struct assign_state {
 	const uint8_t *iregs, *fregs;	/* register sequences */
 	unsigned int ni, nf;		/* their lengths */
 	unsigned int i, f;		/* next free register */
 	uint64_t stack;			/* end of the frame sequence */
 	struct go_abi_value *cur;	/* value being register-assigned */
-	/* System V: the class of each eightbyte of the value */
+	/* C: the convention, its result registers, and where stack
+	 * arguments start: the CFA, as an offset from SP at entry */
+	enum c_conv conv;
+	const uint8_t *ret_iregs;
+	uint8_t c_stack_base;
+	/* C: the class of each eightbyte of the value (AAPCS64: every
+	 * eightbyte of a composite that is no HFA is INT) */
 	enum { EB_NONE, EB_INT, EB_SSE } eb[2];
+	/* AAPCS64: the members of the HFA being classified, 0 for none */
+	unsigned int hfa_n;
+	uint32_t hfa_size;
+	uint64_t hfa_off[HFA_MAX];
 	long visits;
 };
 
@@ -376,7 +398,8 @@ static const uint8_t arm64_go_iregs[] = {
 static const uint8_t go_fregs[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 };
-/* System V: RDI RSI RDX RCX R8 R9 and XMM0..XMM7 for arguments. */
+/* System V: RDI RSI RDX RCX R8 R9 and XMM0..XMM7 for arguments, RAX RDX
+ * for results. (AAPCS64's X0..X7 and X0 X1 are arm64_go_iregs' first.) */
 static const uint8_t sysv_iregs[] = {
 	GO_REG_RDI, GO_REG_RSI, GO_REG_RDX, GO_REG_RCX, GO_REG_R8, GO_REG_R9,
 };
@@ -393,7 +416,8 @@ struct machine {
 	unsigned int nfp;
 	const uint8_t *go_iregs;	/* ABIInternal */
 	unsigned int go_ni, go_nf;
-	const uint8_t *c_iregs;		/* gccgo's C ABI; NULL: not placed */
+	enum c_conv c_conv;		/* gccgo's C ABI */
+	const uint8_t *c_iregs, *c_ret_iregs;
 	unsigned int c_ni, c_nf;
 	uint8_t sp;			/* DWARF number */
 	uint8_t dwarf_fp0;		/* DWARF number of XMM0, V0 */
@@ -409,8 +433,9 @@ static const struct machine machines[] = {
 		.fp_names = xmm_names, .nfp = ARRAY_LEN(xmm_names),
 		.go_iregs = x86_go_iregs, .go_ni = ARRAY_LEN(x86_go_iregs),
 		.go_nf = 15,
-		.c_iregs = sysv_iregs, .c_ni = ARRAY_LEN(sysv_iregs),
-		.c_nf = 8,
+		.c_conv = C_SYSV,
+		.c_iregs = sysv_iregs, .c_ret_iregs = sysv_ret_iregs,
+		.c_ni = ARRAY_LEN(sysv_iregs), .c_nf = 8,
 		.sp = GO_REG_RSP, .dwarf_fp0 = 17, .cfa_offset = 8,
 		/* RAX..RDI and R8..R11: not RBP, RSP */
 		.nargs_regs = GO_REG_R11 + 1,
@@ -423,6 +448,10 @@ static const struct machine machines[] = {
 		.fp_names = arm64_fp_names, .nfp = ARRAY_LEN(arm64_fp_names),
 		.go_iregs = arm64_go_iregs, .go_ni = ARRAY_LEN(arm64_go_iregs),
 		.go_nf = 16,
+		/* X0..X7 and V0..V7; results in X0 X1 (or V0..V3) */
+		.c_conv = C_AAPCS64,
+		.c_iregs = arm64_go_iregs, .c_ret_iregs = arm64_go_iregs,
+		.c_ni = 8, .c_nf = 8,
 		.sp = 31, .dwarf_fp0 = 64, .cfa_offset = 0,
 		.nargs_regs = 16,
 	},
@@ -460,15 +489,18 @@ static void init_value(struct go_abi_value *v, const struct go_type *t)
 }
 
 /* The whole value T to the next place in the frame sequence, each value
- * aligned to its type (Go) or to eightbytes (System V). */
+ * aligned to its type (Go) or to eightbytes (C: System V and AAPCS64 give
+ * each stack argument slots of 8 bytes). */
 static void to_stack(struct assign_state *st, struct go_abi_value *v,
-		     const struct go_type *t, bool sysv)
+		     const struct go_type *t, bool c_abi)
 {
-	st->stack = align_up(st->stack, sysv ? 8 : t->align);
-	/* 0(SP) holds the return address (x86-64), the caller's saved LR
-	 * (arm64) */
-	new_piece(v, GO_PIECE_STACK, t->size, 0)->mem_offset = 8 + st->stack;
-	st->stack += sysv ? align_up(t->size, 8) : t->size;
+	st->stack = align_up(st->stack, c_abi ? 8 : t->align);
+	/* Go: 0(SP) holds the return address (x86-64), the caller's saved
+	 * LR (arm64); C: from the CFA (above the return address on x86-64,
+	 * SP on arm64) */
+	new_piece(v, GO_PIECE_STACK, t->size, 0)->mem_offset =
+		(c_abi ? st->c_stack_base : 8) + st->stack;
+	st->stack += c_abi ? align_up(t->size, 8) : t->size;
 }
 
 static int go_word(struct assign_state *st, enum word_class c, uint64_t off,
@@ -595,6 +627,24 @@ static int sysv_classify(struct assign_state *st, const struct go_type *t)
 	return walk_words(st, t, 0, true, sysv_word);
 }
 
+/* The eightbytes of T, classified in st->eb, to the next free registers:
+ * INT ones to st->iregs, SSE ones to the float registers. */
+static void c_eightbytes(struct assign_state *st, struct go_abi_value *v,
+			 const struct go_type *t)
+{
+	for (unsigned int eb = 0; eb < 2 && 8 * eb < t->size; eb++) {
+		uint32_t size = t->size - 8 * eb < 8 ? t->size - 8 * eb : 8;
+
+		if (st->eb[eb] == EB_INT)
+			new_piece(v, GO_PIECE_IREG, size, 8 * eb)->reg =
+				st->iregs[st->i++];
+		else if (st->eb[eb] == EB_SSE)
+			new_piece(v, GO_PIECE_FREG, size, 8 * eb)->reg =
+				st->f++;
+	}
+	v->in_regs = true;
+}
+
 static int sysv_value(struct assign_state *st, struct go_abi_value *v,
 		      const struct go_type *t)
 {
@@ -617,31 +667,127 @@ static int sysv_value(struct assign_state *st, struct go_abi_value *v,
 		to_stack(st, v, t, true);
 		return 0;
 	}
-	for (unsigned int eb = 0; eb < 2 && 8 * eb < t->size; eb++) {
-		uint32_t size = t->size - 8 * eb < 8 ? t->size - 8 * eb : 8;
-
-		if (st->eb[eb] == EB_INT)
-			new_piece(v, GO_PIECE_IREG, size, 8 * eb)->reg =
-				st->iregs[st->i++];
-		else if (st->eb[eb] == EB_SSE)
-			new_piece(v, GO_PIECE_FREG, size, 8 * eb)->reg =
-				st->f++;
-	}
-	v->in_regs = true;
+	c_eightbytes(st, v, t);
 	return 0;
 }
 
-/* (System V is x86-64's alone: see go_abi__assign().)
- * Result V at offset OFF of the returned aggregate, whose eightbytes are
- * classified in st->eb: RAX then RDX for INTEGER ones, XMM0 then XMM1 for
- * SSE ones; several small results may share a register. */
-static void sysv_result(struct assign_state *st, struct go_abi_value *v,
-			uint64_t off)
+static int hfa_word(struct assign_state *st, enum word_class c, uint64_t off,
+		    uint32_t size)
+{
+	if (c != WORD_FLOAT || st->hfa_n >= HFA_MAX ||
+	    (st->hfa_n && size != st->hfa_size))
+		return NO_FIT;
+	st->hfa_size = size;
+	st->hfa_off[st->hfa_n++] = off;
+	return 0;
+}
+
+/* AAPCS64: is T a homogeneous floating-point aggregate, a float or 1 to 4
+ * floats of one size (a complex number is two)? Its members into st->hfa_n
+ * (0: it is not one), st->hfa_size and st->hfa_off. */
+static int aapcs64_hfa(struct assign_state *st, const struct go_type *t)
+{
+	int err;
+
+	st->hfa_n = 0;
+	err = walk_words(st, t, 0, true, hfa_word);
+	if (err < 0)
+		return err;
+	if (err)
+		st->hfa_n = 0;
+	return 0;
+}
+
+/* AAPCS64: an HFA's members to V registers, else up to 16 bytes to X
+ * registers by eightbytes (the float fields of a struct too), else a copy
+ * passed by reference; a value that does not fit in the registers left
+ * ends their sequence (NSRN or NGRN = 8) and goes to the stack. */
+static int aapcs64_value(struct assign_state *st, struct go_abi_value *v,
+			 const struct go_type *t)
+{
+	unsigned int n;
+	int err;
+
+	init_value(v, t);
+	if (!t->size)
+		return 0;	/* GCC passes nothing for a zero-size value */
+	err = aapcs64_hfa(st, t);
+	if (err)
+		return err;
+	if (st->hfa_n) {
+		if (st->f + st->hfa_n > st->nf) {
+			st->f = st->nf;
+			to_stack(st, v, t, true);
+			return 0;
+		}
+		for (n = 0; n < st->hfa_n; n++)
+			new_piece(v, GO_PIECE_FREG, st->hfa_size,
+				  st->hfa_off[n])->reg = st->f++;
+		v->in_regs = true;
+		return 0;
+	}
+	if (t->size > 16) {
+		if (st->i < st->ni) {
+			new_piece(v, GO_PIECE_MEM, t->size, 0)->reg =
+				st->iregs[st->i++];
+			return 0;
+		}
+		/* the copy's address on the stack: no register holds it */
+		st->stack = align_up(st->stack, 8);
+		new_piece(v, GO_PIECE_NONE, t->size, 0);
+		st->stack += 8;
+		return 0;
+	}
+	n = (t->size + 7) / 8;
+	if (st->i + n > st->ni) {
+		st->i = st->ni;
+		to_stack(st, v, t, true);
+		return 0;
+	}
+	st->eb[0] = EB_INT;
+	st->eb[1] = n > 1 ? EB_INT : EB_NONE;
+	c_eightbytes(st, v, t);
+	return 0;
+}
+
+/* Classify the results' aggregate T (or the one result) as returned: into
+ * st->eb, or, AAPCS64, st->hfa_n; NO_FIT for memory. AAPCS64 returns an
+ * HFA in V0..V3, else up to 16 bytes in X0 X1, else in memory at X8. */
+static int c_classify_results(struct assign_state *st,
+			      const struct go_type *t)
+{
+	int err;
+
+	st->hfa_n = 0;
+	if (st->conv == C_SYSV)
+		return sysv_classify(st, t);
+	err = aapcs64_hfa(st, t);
+	if (err || st->hfa_n)
+		return err;
+	if (t->size > 16)
+		return NO_FIT;
+	st->eb[0] = EB_INT;
+	st->eb[1] = t->size > 8 ? EB_INT : EB_NONE;
+	return 0;
+}
+
+/* Result V at offset OFF of the returned aggregate, classified by
+ * c_classify_results(): an HFA's members in V0, V1...; else eightbytes
+ * in st->ret_iregs for INTEGER ones (RAX RDX, X0 X1), the float registers
+ * 0 then 1 for SSE ones; several small results may share a register. */
+static void c_result(struct assign_state *st, struct go_abi_value *v,
+		     uint64_t off)
 {
 	unsigned int ni = 0, nf = 0;
 	uint64_t end = off + v->type->size;
 
-	for (unsigned int eb = 0; eb < 2; eb++) {
+	for (unsigned int k = 0; k < st->hfa_n; k++) {
+		if (st->hfa_off[k] < off || st->hfa_off[k] >= end)
+			continue;
+		new_piece(v, GO_PIECE_FREG, st->hfa_size,
+			  st->hfa_off[k] - off)->reg = k;
+	}
+	for (unsigned int eb = 0; eb < 2 && !st->hfa_n; eb++) {
 		uint64_t lo = off > 8 * eb ? off : 8 * eb;
 		uint64_t hi = end < 8 * eb + 8 ? end : 8 * eb + 8;
 		struct go_abi_piece *p;
@@ -650,7 +796,7 @@ static void sysv_result(struct assign_state *st, struct go_abi_value *v,
 
 		if (st->eb[eb] == EB_NONE)
 			continue;
-		reg = is_int ? sysv_ret_iregs[ni++] : nf++;
+		reg = is_int ? st->ret_iregs[ni++] : nf++;
 		if (lo >= hi)
 			continue;
 		p = new_piece(v, is_int ? GO_PIECE_IREG : GO_PIECE_FREG,
@@ -661,10 +807,12 @@ static void sysv_result(struct assign_state *st, struct go_abi_value *v,
 	v->in_regs = v->npieces > 0;
 }
 
-/* gccgo returns several results as one struct of them. */
-static int assign_sysv_results(struct assign_state *st,
-			       const struct go_abi_sig *sig,
-			       struct go_abi_layout *out)
+/* gccgo returns several results as one struct of them. In memory, System
+ * V returns its address in RAX; AAPCS64 passes it in X8, which the callee
+ * need not keep to its RET: X8's value at the entry. */
+static int assign_c_results(struct assign_state *st,
+			    const struct go_abi_sig *sig,
+			    struct go_abi_layout *out)
 {
 	struct go_field *fields;
 	struct go_type agg;
@@ -678,28 +826,28 @@ static int assign_sysv_results(struct assign_state *st,
 	for (size_t k = 0; k < out->nresults; k++)
 		fields[k].type = sig->results[k];
 	err = go_type__init_struct(&agg, "results", fields, out->nresults);
-	if (!err) {
-		err = out->nresults == 1 ? sysv_classify(st, sig->results[0]) :
-					   sysv_classify(st, &agg);
-	}
+	if (!err)
+		err = c_classify_results(st, out->nresults == 1 ?
+					 sig->results[0] : &agg);
 	if (err < 0)
 		goto out;
 	out->results_in_memory = err == NO_FIT;
+	out->results_addr_at_entry = out->results_in_memory &&
+				     st->conv == C_AAPCS64;
 	for (size_t k = 0; k < out->nresults; k++) {
 		struct go_abi_value *v = &out->results[k];
+		struct go_abi_piece *p;
 
 		init_value(v, sig->results[k]);
 		if (!v->type->size)
 			continue;
-		if (out->results_in_memory) {
-			struct go_abi_piece *p =
-				new_piece(v, GO_PIECE_MEM, v->type->size, 0);
-
-			p->reg = GO_REG_RAX;
-			p->mem_offset = fields[k].offset;
-		} else {
-			sysv_result(st, v, fields[k].offset);
+		if (!out->results_in_memory) {
+			c_result(st, v, fields[k].offset);
+			continue;
 		}
+		p = new_piece(v, GO_PIECE_MEM, v->type->size, 0);
+		p->reg = st->conv == C_SYSV ? GO_REG_RAX : AAPCS64_RESULT_REG;
+		p->mem_offset = fields[k].offset;
 	}
 	err = 0;
 out:
@@ -707,19 +855,19 @@ out:
 	return err;
 }
 
-static int assign_sysv(struct assign_state *st, const struct go_abi_sig *sig,
-		       struct go_abi_layout *out)
+static int assign_c(struct assign_state *st, const struct go_abi_sig *sig,
+		    struct go_abi_layout *out)
 {
 	size_t k = 0;
 	int err;
 
 	if (sig->dict != GO_DICT_NONE)
 		return gt_error(-EINVAL, "gccgo has no generic instantiations");
-	err = assign_sysv_results(st, sig, out);
+	err = assign_c_results(st, sig, out);
 	if (err)
 		return err;
-	/* the address of the results' memory takes RDI */
-	if (out->results_in_memory)
+	/* System V: the address of the results' memory takes RDI */
+	if (out->results_in_memory && st->conv == C_SYSV)
 		st->i++;
 	/* gccgo passes a value receiver by reference */
 	if (sig->recv && sig->recv->kind != GO_KIND_PTR) {
@@ -738,7 +886,8 @@ static int assign_sysv(struct assign_state *st, const struct go_abi_sig *sig,
 		const struct go_type *t = sig->recv && k == 0 ? sig->recv :
 					  sig->params[k - !!sig->recv];
 
-		err = sysv_value(st, &out->args[k], t);
+		err = st->conv == C_SYSV ? sysv_value(st, &out->args[k], t) :
+					   aapcs64_value(st, &out->args[k], t);
 		if (err)
 			return err;
 	}
@@ -796,11 +945,12 @@ int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
 	case GO_ABI_STACK:
 		break;
 	case GO_ABI_C:
-		if (!m->c_iregs)
-			return gt_error(-EOPNOTSUPP, "gccgo's arm64 calling convention (AAPCS64) is not placed");
+		st.conv = m->c_conv;
 		st.iregs = m->c_iregs;
 		st.ni = m->c_ni;
 		st.nf = m->c_nf;
+		st.ret_iregs = m->c_ret_iregs;
+		st.c_stack_base = m->cfa_offset;
 		break;
 	default:
 		return gt_error(-EINVAL, "no calling convention for ABI %d",
@@ -815,7 +965,7 @@ int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
 		go_abi_layout__free(out);
 		return gt_error(-ENOMEM, "out of memory");
 	}
-	err = abi == GO_ABI_C ? assign_sysv(&st, sig, out) :
+	err = abi == GO_ABI_C ? assign_c(&st, sig, out) :
 				assign_go(&st, sig, out);
 	if (err)
 		go_abi_layout__free(out);

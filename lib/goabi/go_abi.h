@@ -18,15 +18,24 @@
  *    On both machines stack arguments start at 8(SP) at the entry: 0(SP)
  *    holds the return address CALL pushed (x86-64), or the caller's own
  *    saved LR (arm64, whose BL leaves the return address in R30).
- *  - GO_ABI_C: gccgo, the System V C ABI of x86-64: RDI RSI RDX RCX R8 R9
- *    and XMM0..XMM7 by eightbyte classes; values over 16 bytes go to the
- *    stack; results in RAX RDX / XMM0 XMM1, or in memory the caller
- *    provides (its address arrives in RDI, the callee returns it in RAX).
- *    A value receiver is passed by reference (gccgo methods take a pointer
- *    to it). Not supported: generics (gccgo 12 has none), functions GCC
- *    cloned and rewrote at -O2 (main.f.constprop.0.isra.0 keep no C
- *    signature), and gccgo on arm64 (AAPCS64 passes large values by
- *    reference and returns them through X8: -EOPNOTSUPP).
+ *  - GO_ABI_C: gccgo, the machine's C ABI. On x86-64 System V: RDI RSI
+ *    RDX RCX R8 R9 and XMM0..XMM7 by eightbyte classes; values over 16
+ *    bytes go to the stack; results in RAX RDX / XMM0 XMM1, or in memory
+ *    the caller provides (its address arrives in RDI, the callee returns
+ *    it in RAX). On arm64 AAPCS64: X0..X7 and V0..V7; a homogeneous
+ *    floating-point aggregate (1 to 4 floats of one size, a complex
+ *    number two) in V registers, any other value of up to 16 bytes in one
+ *    or two X registers (its float fields too), a larger one by reference
+ *    (GO_PIECE_MEM off an X register: the caller's copy); a value that
+ *    does not fit in the registers left goes to the stack, from SP, and
+ *    no later one of its class takes a register (a by-reference one whose
+ *    address goes to the stack is GO_PIECE_NONE); results in X0 X1, V0..V3
+ *    (an HFA), or in memory whose address arrives in X8, which the callee
+ *    need not keep to its RET (results_addr_at_entry). On both, stack
+ *    arguments start at the CFA, each in slots of 8 bytes, and a value
+ *    receiver is passed by reference (gccgo methods take a pointer to it).
+ *    Not supported: generics (gccgo 12 has none), and functions GCC cloned
+ *    and rewrote at -O2 (main.f.constprop.0.isra.0 keep no C signature).
  *
  * Registers are numbered as DWARF numbers them on each machine (integer
  * ones: x86-64's enum go_reg; arm64's X0..X30 are 0..30 and SP 31), float
@@ -205,11 +214,16 @@ struct go_abi_layout {
 	size_t nresults;
 	bool has_dict;
 	struct go_abi_value dict;	/* when has_dict: a pointer */
-	/* GO_ABI_C (x86-64): results go to memory at the address in RAX at
-	 * RET (the caller passed it in RDI, so arguments start at RSI). */
+	/* GO_ABI_C: results go to memory, at the address in RAX at RET on
+	 * x86-64 (the caller passed it in RDI, so arguments start at RSI),
+	 * in X8 on arm64 (GO_PIECE_MEM pieces off RAX, X8). */
 	bool results_in_memory;
-	/* Bytes of the caller-reserved frame from 8(SP): stack arguments,
-	 * stack results and (GO_ABI_REGISTER) the spill area. */
+	/* ... and that register is to be read at the function's entry, not
+	 * at its RET (arm64: the callee need not keep X8). */
+	bool results_addr_at_entry;
+	/* Bytes of the caller-reserved frame from 8(SP) (GO_ABI_C: from the
+	 * CFA): stack arguments, stack results and (GO_ABI_REGISTER) the
+	 * spill area. */
 	uint64_t frame_size;
 };
 
@@ -218,7 +232,7 @@ struct go_abi_layout {
  * arrays; release with go_abi_layout__free()). Returns 0, or -EINVAL with a
  * reason when a type fails go_type__check(), the ABI or the machine is
  * unknown or gccgo is asked for a `.dict`; -E2BIG when the signature is
- * absurdly large; -EOPNOTSUPP for GO_ABI_C on arm64.
+ * absurdly large.
  */
 int go_abi__assign(enum go_abi abi, const struct go_abi_sig *sig,
 		   struct go_abi_layout *out);

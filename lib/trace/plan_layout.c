@@ -185,8 +185,9 @@ static int layout_from_format(struct planner *pl, uint64_t addr,
 		sig.params = types;
 		sig.nparams = n;
 	}
-	/* gccgo: results over 16 bytes go to memory whose address takes RDI;
-	 * any such result stands for the real ones */
+	/* gccgo: results over 16 bytes go to memory whose address takes RDI
+	 * (x86-64; arm64 passes it in X8, no argument's register); any such
+	 * result stands for the real ones */
 	if (n && !probe->ret && c_result_size > 16) {
 		err = go_type__init_array(&big, &go_type_uint8, 32);
 		if (err)

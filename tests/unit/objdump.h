@@ -2,7 +2,8 @@
 /*
  * Ground truth for the tests of machine-code rules: the listing of
  * `objdump -d --no-show-raw-insn` (binutils, independent of capstone),
- * one line per instruction, sorted by address.
+ * one line per instruction, sorted by address; of arm64 code, binutils'
+ * aarch64-linux-gnu-objdump's.
  */
 #ifndef GOTOOLS_TEST_OBJDUMP_H
 #define GOTOOLS_TEST_OBJDUMP_H
@@ -18,7 +19,7 @@ struct objdump_line {
 	uint64_t target;	/* of a direct jump or call */
 	bool has_target;
 	char mn[16];		/* the mnemonic, prefixes dropped */
-	char ops[80];		/* the operands, AT&T, no comment */
+	char ops[80];		/* the operands (x86-64: AT&T), no comment */
 };
 
 struct objdump_listing {
@@ -26,7 +27,21 @@ struct objdump_listing {
 	size_t n, cap;
 };
 
-/* Parse "  49dda0:\tmov    %fs:0xfffffffffffffff8,%rcx". */
+/* Where objdump's comment or symbol begins in operands S: "# 4a0b10"
+ * (x86-64), "// #2" (arm64, whose immediates are "#8"), "<sym>". */
+static inline size_t objdump_ops__len(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n] && s[n] != '\n' && s[n] != '<'; n++)
+		if ((s[n] == '#' && s[n + 1] == ' ') ||
+		    (s[n] == '/' && s[n + 1] == '/'))
+			break;
+	return n;
+}
+
+/* Parse "  49dda0:\tmov    %fs:0xfffffffffffffff8,%rcx", or
+ * "    2d14:\tsub\tsp, sp, #0x20". */
 static inline bool objdump_line__parse(const char *s, struct objdump_line *l)
 {
 	static const char *const prefixes[] = { "lock", "rep", "repz", "repnz",
@@ -43,18 +58,18 @@ static inline bool objdump_line__parse(const char *s, struct objdump_line *l)
 		return false;
 	s = end + 2;
 	for (;;) {
-		w = strcspn(s, " \n");
+		w = strcspn(s, " \t\n");
 		for (i = 0; i < nprefixes; i++)
 			if (strlen(prefixes[i]) == w && !strncmp(s, prefixes[i], w))
 				break;
 		if (i == nprefixes)
 			break;
-		s += w + strspn(s + w, " ");
+		s += w + strspn(s + w, " \t");
 	}
 	snprintf(l->mn, sizeof(l->mn), "%.*s", (int)w, s);
-	s += w + strspn(s + w, " ");
-	/* operands up to objdump's comment ("# 4a0b10 <x>") or symbol */
-	snprintf(l->ops, sizeof(l->ops), "%.*s", (int)strcspn(s, "\n#<"), s);
+	s += w + strspn(s + w, " \t");
+	/* operands up to objdump's comment or symbol */
+	snprintf(l->ops, sizeof(l->ops), "%.*s", (int)objdump_ops__len(s), s);
 	w = strlen(l->ops);
 	while (w && l->ops[w - 1] == ' ')
 		l->ops[--w] = '\0';
@@ -63,17 +78,20 @@ static inline bool objdump_line__parse(const char *s, struct objdump_line *l)
 	return true;
 }
 
-/* The listing of SECTION (NULL: every executable section) of PATH. */
-static inline bool objdump_listing__load(struct objdump_listing *l,
-					 const char *path, const char *section)
+/* The listing by OBJDUMP ("objdump", "aarch64-linux-gnu-objdump") of
+ * SECTION (NULL: every executable section) of PATH. */
+static inline bool objdump_listing__load_by(struct objdump_listing *l,
+					    const char *objdump,
+					    const char *path,
+					    const char *section)
 {
 	char cmd[4200], buf[1024];
 	struct objdump_line line;
 	FILE *f;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn %s%s '%s'",
-		 section ? "-j " : "", section ? section : "", path);
+	snprintf(cmd, sizeof(cmd), "%s -d --no-show-raw-insn %s%s '%s'",
+		 objdump, section ? "-j " : "", section ? section : "", path);
 	f = popen(cmd, "r");
 	if (!f)
 		return false;
@@ -92,6 +110,12 @@ static inline bool objdump_listing__load(struct objdump_listing *l,
 		l->v[l->n++] = line;
 	}
 	return pclose(f) == 0 && l->n > 0;
+}
+
+static inline bool objdump_listing__load(struct objdump_listing *l,
+					 const char *path, const char *section)
+{
+	return objdump_listing__load_by(l, "objdump", path, section);
 }
 
 /* Index of the instruction at ADDR, or -1. */

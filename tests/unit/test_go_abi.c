@@ -21,57 +21,10 @@
 #include <sys/user.h>
 #include "core/error.h"
 #include "goabi/go_abi.h"
+#include "abi_text.h"
 #include "test.h"
 
-/* One piece as text: "rax/8@0", "xmm1/4@4", "rax+4/4@4", "sp+24/16@0",
- * "[rdi+8]/8@0": where, then /size, then @offset within the value. */
-static void piece_str(const struct go_abi_piece *p, char *buf, size_t len)
-{
-	const char *reg = go_abi__reg_name(EM_X86_64, p->kind, p->reg);
-
-	switch (p->kind) {
-	case GO_PIECE_IREG:
-	case GO_PIECE_FREG:
-		if (p->reg_offset)
-			snprintf(buf, len, "%s+%u/%" PRIu32 "@%" PRIu64, reg,
-				 p->reg_offset, p->size, p->value_offset);
-		else
-			snprintf(buf, len, "%s/%" PRIu32 "@%" PRIu64, reg,
-				 p->size, p->value_offset);
-		break;
-	case GO_PIECE_STACK:
-		snprintf(buf, len, "sp+%" PRId64 "/%" PRIu32 "@%" PRIu64,
-			 p->mem_offset, p->size, p->value_offset);
-		break;
-	case GO_PIECE_MEM:
-		snprintf(buf, len, "[%s+%" PRId64 "]/%" PRIu32 "@%" PRIu64,
-			 reg, p->mem_offset, p->size, p->value_offset);
-		break;
-	case GO_PIECE_NONE:
-		snprintf(buf, len, "none/%" PRIu32 "@%" PRIu64, p->size,
-			 p->value_offset);
-		break;
-	}
-}
-
-/* A value as text: its pieces separated by spaces, "" when none. */
-static const char *value_str(const struct go_abi_value *v)
-{
-	static char buf[1024];
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < v->npieces && n < sizeof(buf); i++) {
-		char p[64];
-
-		piece_str(&v->pieces[i], p, sizeof(p));
-		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : "",
-			      p);
-	}
-	return buf;
-}
-
-#define CHECK_VALUE(v, want) CHECK_EQ_STR(value_str(v), want)
+#define CHECK_VALUE(v, want) CHECK_EQ_STR(value_str(EM_X86_64, v), want)
 #define FIELD(n, t) { .name = n, .type = t }
 
 static struct go_type point_t;		/* struct { x, y int } */
