@@ -304,6 +304,10 @@ static __always_inline int read_chunk(struct trace_event *e, __u64 addr,
 		return -1;
 	room = value_size - used - sizeof(*h);
 	n = want < room ? want : room;
+	/* N is below TRACE_VALUE_MAX already, which clang may see and drop
+	 * the mask: the verifier, which bounds the size of the read by it,
+	 * does not */
+	barrier_var(n);
 	n &= TRACE_VALUE_MAX - 1;
 	h = (struct trace_chunk *)&e->value[used];
 	data = used + sizeof(*h);
