@@ -69,6 +69,23 @@ struct {
 	__type(value, struct trace_vdyn);
 } vdyn SEC(".maps");
 
+/* A register's value at a call's entry, for its return (a plan's
+ * entry_keep and entry_reg): by process and SP at entry, which is SP at
+ * the RET too, and names the call while it runs (gccgo never moves a
+ * stack). */
+struct entry_key {
+	__u64 sp;
+	__u32 tgid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct entry_key);
+	__type(value, __u64);
+} entry_regs SEC(".maps");
+
 /* What is left to read of the %v values of one event, breadth first. */
 struct walk_item {
 	__u64 addr;
@@ -503,6 +520,30 @@ static __always_inline void read_values(struct trace_event *e,
 	bpf_loop(TRACE_MAX_CHUNKS * 16, walk_step, &c, 0);
 }
 
+/* At a call's entry: keep V, a register's value, for its return, SP
+ * being SP there. Not inlined: trace_hit's own code stays as the verifier
+ * checks it. */
+static __noinline void entry_reg__keep(__u64 sp, __u32 tgid, __u64 v)
+{
+	struct entry_key key = { .sp = sp, .tgid = tgid };
+
+	bpf_map_update_elem(&entry_regs, &key, &v, BPF_ANY);
+}
+
+/* At its return, SP being SP there: the value its entry kept (once), else
+ * 0, which no read through it gets past. */
+static __noinline __u64 entry_reg__take(__u64 sp, __u32 tgid)
+{
+	struct entry_key key = { .sp = sp, .tgid = tgid };
+	__u64 *kept = bpf_map_lookup_elem(&entry_regs, &key), v = 0;
+
+	if (kept) {
+		v = *kept;
+		bpf_map_delete_elem(&entry_regs, &key);
+	}
+	return v;
+}
+
 SEC("uprobe")
 int trace_hit(struct pt_regs *ctx)
 {
@@ -523,6 +564,14 @@ int trace_hit(struct pt_regs *ctx)
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!plan || !e)
 		return 0;
+	if (plan->entry_keep) {
+		entry_reg__keep(BPF_CORE_READ(ctx, REG_SP), id >> 32,
+				REG_BY_DWARF(ctx, regs, plan->entry_keep - 1));
+		return 0;
+	}
+	if (plan->entry_reg && !(cookie & COOKIE_TAIL))
+		REG_BY_DWARF(ctx, regs, plan->entry_reg - 1) =
+			entry_reg__take(BPF_CORE_READ(ctx, REG_SP), id >> 32);
 	e->row = row;
 	e->tail = !!(cookie & COOKIE_TAIL);
 	e->word_faults = 0;

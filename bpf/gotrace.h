@@ -168,7 +168,18 @@ struct trace_plan {
 	__u32 nterms;
 	__u32 nvroots;
 	__u32 goid_offset;	/* of goid in g; 0: no goroutine ids (gccgo) */
-	__u32 pad;
+	/*
+	 * A register a call's return reads as it was at the call's entry
+	 * (gccgo's AAPCS64: X8, the address of results in memory, which the
+	 * callee need not keep): 1 + its DWARF number, else 0. ENTRY_KEEP:
+	 * this probe is at the entry, keeps the register by process and SP
+	 * (which gccgo never moves and the RET sees again) and sends
+	 * nothing; ENTRY_REG: this probe, a RET, takes the value kept (once)
+	 * for the register's.
+	 */
+	__u8 entry_keep;
+	__u8 entry_reg;
+	__u16 pad;
 	__s64 tls_g_offset;	/* of g from the thread pointer */
 	struct trace_word words[TRACE_MAX_WORDS];
 	struct trace_str strs[TRACE_MAX_STRS];

@@ -196,6 +196,22 @@ static void unplan_value(const struct trace_plan_set *s, struct trace_row *row,
 	};
 }
 
+/* The register an r: probe of LAYOUT reads as it was at the call's entry
+ * (plan.entry_reg): where results in memory are, when the callee need not
+ * keep it (go_abi.h: results_addr_at_entry); 0 for none. */
+static __u8 results_entry_reg(const struct go_abi_layout *layout)
+{
+	size_t i, k;
+
+	if (!layout->results_addr_at_entry)
+		return 0;
+	for (i = 0; i < layout->nresults; i++)
+		for (k = 0; k < layout->results[i].npieces; k++)
+			if (layout->results[i].pieces[k].kind == GO_PIECE_MEM)
+				return 1 + layout->results[i].pieces[k].reg;
+	return 0;
+}
+
 /*
  * A row for PL's function: its values and filter planned from PL's
  * layout (freed here), its plan stored. Nothing is added when any of it
@@ -233,6 +249,8 @@ static int plan_set__add_planned(struct trace_plan_set *s,
 		}
 	}
 	pl->plan = NULL;
+	if (probe->ret)
+		plan.entry_reg = results_entry_reg(&pl->layout);
 	if (!err)
 		err = plan_set__add_plan(s, *idx, &plan);
 	if (err)
@@ -298,6 +316,51 @@ static int add_sites(struct trace_plan_set *s, const struct trace_probe *probe,
 	return err;
 }
 
+/*
+ * The r: row RET_IDX of P's function reads a register as it was at the
+ * call's entry (its plan's entry_reg): a row of its own keeps it at the
+ * entry, where the sites of P's calls begin, and prints nothing.
+ */
+static int add_entry_keeper(struct trace_plan_set *s,
+			    const struct go_binary *bin,
+			    const struct trace_probe *probe,
+			    const struct func_probe *p, size_t ret_idx,
+			    struct uprobe_list *sites)
+{
+	__u8 reg = s->plans.plans[s->rows[ret_idx].plan].entry_reg;
+	struct trace_plan plan;
+	struct call_sites cs;
+	size_t idx;
+	int err;
+
+	err = call_sites__find(bin, p, CALL_SITES_ENTRY, NULL, &cs);
+	if (!err)
+		err = plan_set__add_row(s, bin, p->name, probe, NULL, NULL,
+					&idx);
+	if (err)
+		goto out;
+	memset(&plan, 0, sizeof(plan));
+	plan.entry_keep = reg;
+	err = plan_set__add_plan(s, idx, &plan);
+	if (err) {
+		plan_set__drop_row(s);
+		goto out;
+	}
+	if (s->verbose)
+		fprintf(stderr, "probe %s at 0x%llx (%s): keeps %s for r:\n",
+			p->name, (unsigned long long)cs.entry.addr,
+			probe_site_kind__str(cs.entry.kind),
+			go_abi__reg_name(bin->elf->machine, GO_PIECE_IREG,
+					 reg - 1));
+	err = uprobe_list__add(sites, cs.entry_offset,
+			       COOKIE_MAKE(idx, probe_site__cookie_skip(&cs.entry),
+					   call_sites__g_flag(&cs) |
+					   COOKIE_COST_FLAG(cs.entry.emulated)));
+out:
+	call_sites__free(&cs);
+	return err;
+}
+
 int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 			struct go_dwarf *dw, struct go_typedata *td,
 			const struct trace_probe *probe,
@@ -321,6 +384,8 @@ int trace_plan_set__add(struct trace_plan_set *s, const struct go_binary *bin,
 	if (err)
 		goto out;
 	err = add_sites(s, probe, p, idx, &cs, sites);
+	if (!err && s->plans.plans[s->rows[idx].plan].entry_reg)
+		err = add_entry_keeper(s, bin, probe, p, idx, sites);
 out:
 	call_sites__free(&cs);
 	return err;

@@ -5,8 +5,10 @@
  * and arm64) and the stack ABI (Go 1.15), typed by the format; the
  * filter's comparisons; the DWARF path with names, fields followed
  * through pointers and len().
- * The expected places come from the ABI rules (go-internals.md) applied
- * to the fixture's signatures, not from a run of the tool.
+ * gccgo's results in memory (System V, AAPCS64's X8 kept at the entry).
+ * The expected places come from the ABI rules (go-internals.md, the
+ * AAPCS64 document) applied to the fixture's signatures, not from a run
+ * of the tool.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "goabi/go_dwarf.h"
 #include "goabi/goroutine.h"
 #include "trace/trace_plan.h"
+#include "cookie.h"
 #include "test.h"
 
 struct planned {
@@ -481,6 +484,76 @@ TEST(arm64_registers)
 	planned__free(&p);
 }
 
+/* gccgo's results in memory: on x86-64 at RAX at the RET, which System V
+ * returns their address in; on arm64 at X8 as it was at the call's entry
+ * (AAPCS64's indirect result register, which the callee need not keep):
+ * a row of its own keeps X8 at the entry, and the r: row reads through
+ * it. Results in registers need nothing kept. */
+TEST(gccgo_results_in_memory)
+{
+	const char *ret3 = "r:main.describe \"%s %d %t\" goret1, goret2, goret3";
+	const struct go_func *fn;
+	const struct trace_plan *pl;
+	struct planned p;
+	uint64_t entry;
+
+	CHECK_EQ_INT(plan("args-gccgo", ret3, true, &p), 0);
+	CHECK_EQ_INT(p.set.nrows, 1);
+	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->entry_reg, 0);
+		CHECK(pl->words[0].kind == WORD_MEM && pl->words[0].reg == 0 &&
+		      pl->words[0].base == TRACE_NO_BASE &&
+		      pl->words[0].offset == 0);
+	}
+	planned__free(&p);
+
+	CHECK_EQ_INT(plan("args-gccgo-arm64", ret3, true, &p), 0);
+	CHECK_EQ_INT(p.set.nrows, 2);
+	if (p.set.nrows == 2) {
+		/* the r: row: the string's words at [X8] and [X8 + 8], the
+		 * int at [X8 + 16], X8 as the entry kept it */
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->entry_reg, 8 + 1);
+		CHECK_EQ_INT(pl->entry_keep, 0);
+		CHECK(pl->nwords >= 3);
+		for (int i = 0; i < 3 && i < (int)pl->nwords; i++)
+			CHECK(pl->words[i].kind == WORD_MEM &&
+			      pl->words[i].reg == 8 &&
+			      pl->words[i].base == TRACE_NO_BASE &&
+			      pl->words[i].offset == 8 * i);
+		/* the keeper: reads nothing, keeps X8, at the entry */
+		pl = trace_plan_set__plan(&p.set, 1);
+		CHECK_EQ_INT(pl->entry_keep, 8 + 1);
+		CHECK_EQ_INT(pl->nwords, 0);
+		CHECK_EQ_STR(p.set.rows[1].func, "main.describe");
+		fn = go_binary__func_by_name(p.bin, "main.describe");
+		CHECK(fn != NULL);
+		CHECK(p.sites.n >= 2);
+		if (fn && p.sites.n >= 2) {
+			CHECK_EQ_INT(elf_file__vaddr_to_offset(p.bin->elf,
+							       fn->addr, &entry), 0);
+			CHECK_EQ_INT(p.sites.offsets[p.sites.n - 1], entry);
+			CHECK_EQ_INT(COOKIE_INDEX(p.sites.cookies[p.sites.n - 1]), 1);
+			for (size_t i = 0; i + 1 < p.sites.n; i++)
+				CHECK_EQ_INT(COOKIE_INDEX(p.sites.cookies[i]), 0);
+		}
+	}
+	planned__free(&p);
+
+	/* divmod's (int, int) in X0 X1: nothing kept */
+	CHECK_EQ_INT(plan("args-gccgo-arm64",
+			  "r:main.divmod \"%d %d\" goret1, goret2", true, &p), 0);
+	CHECK_EQ_INT(p.set.nrows, 1);
+	if (p.set.nrows == 1) {
+		pl = trace_plan_set__plan(&p.set, 0);
+		CHECK_EQ_INT(pl->entry_reg, 0);
+		CHECK(is_reg(&pl->words[0], 0));
+		CHECK(is_reg(&pl->words[1], 1));
+	}
+	planned__free(&p);
+}
+
 int main(void)
 {
 	RUN(register_abi_string_and_int);
@@ -493,5 +566,6 @@ int main(void)
 	RUN(shared_plans);
 	RUN(inlined_rows);
 	RUN(arm64_registers);
+	RUN(gccgo_results_in_memory);
 	return TEST_SUMMARY();
 }
