@@ -38,7 +38,9 @@
  *
  * Pairing in gccgo binaries (sp_keyed). gccgo never copies a stack: a
  * goroutine runs on split-stack segments that __morestack allocates and
- * that stay where they are, and every thread and segment is its own memory.
+ * that stay where they are (x86-64), or on one stack of a fixed size
+ * (arm64, which has no split stacks), and every thread and segment is its
+ * own memory.
  * So while a frame is live no other live frame of the process has its
  * return address at the same place, and {function, SP at entry} names the
  * call, whatever thread it resumes on; no goid and no g are needed (libgo's
@@ -46,7 +48,7 @@
  * still the caller's (the entry byte, or the prologue's emulated jump before
  * any push), and every RET or tail JMP that leaves the frame sees that SP.
  *
- * The split-stack prologue is
+ * The split-stack prologue (x86-64) is
  *	cmp %fs:0x70,%rsp; jae body        (or jb to an out-of-line block)
  *	mov $frame,%r10; mov $args,%r11; call __morestack; ret; body: ...
  * and runs once per call. When the segment is too small, __morestack
@@ -64,7 +66,8 @@
  * was not entered at. The latter finds the return address on top of its
  * stack pointing into __morestack, while the stale key holds the return
  * address seen at its entry, which __morestack never is (it calls past the
- * entry probe). So an exit pairs only when the return address it sees is
+ * entry probe). So an exit pairs only when the return address it sees (on
+ * top of the stack; in LR on arm64, where every RET returns through it) is
  * the one stored at entry, and no exit is paired with an older call.
  *
  * Memory does not grow with the number of calls: the map holds calls in
@@ -235,14 +238,14 @@ out:
 	bpf_map_delete_elem(&split_starts, key);
 }
 
-/* The return address on top of the stack (gccgo only; 0 otherwise). */
+/* The return address at an entry or an exit, where no frame is set up:
+ * on top of the stack (x86-64), in LR (arm64). gccgo only; 0 otherwise. */
 static __always_inline __u64 return_address(struct pt_regs *ctx)
 {
 	__u64 ret = 0;
 
 	if (sp_keyed)
-		bpf_probe_read_user(&ret, sizeof(ret),
-				    (void *)BPF_CORE_READ(ctx, REG_SP));
+		return_address_unframed(ctx, &ret);
 	return ret;
 }
 

@@ -20,8 +20,8 @@ struct call_key {
 	__u32 pad;	/* 0: keys are hashed whole */
 };
 
-/* When a call started, and (gccgo only, else 0) the return address on top
- * of the stack at its entry. */
+/* When a call started, and (gccgo only, else 0) the return address at its
+ * entry (on top of the stack, in LR on arm64). */
 struct call_start {
 	__u64 ts;
 	__u64 ret;
