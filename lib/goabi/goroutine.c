@@ -217,7 +217,9 @@ static int tls_g_offset(const struct elf_file *ef, int64_t *out)
  * executable links libgcc's generic-morestack, whose
  * __morestack_current_segment (the running goroutine's current stack
  * segment, which libgo saves and restores at each switch) lies in the
- * executable's own TLS block, where the linker placed it.
+ * executable's own TLS block, where the linker placed it. On x86-64 only:
+ * gccgo has no split stacks on arm64, whose goroutines run on stacks of a
+ * fixed size that nothing BPF reads names.
  */
 static int layout_from_split_stacks(const struct elf_file *ef,
 				    struct goroutine_layout *out)
@@ -230,6 +232,10 @@ static int layout_from_split_stacks(const struct elf_file *ef,
 				ef->path);
 	if (elf_file__symbol(ef, "__morestack_current_segment", &value)) {
 		gt_error_clear();
+		/* fixed stacks, and g a TLS variable of libgo.so */
+		if (ef->machine == EM_AARCH64)
+			return gt_error(-ENOTSUP, "%s: gccgo has no split stacks on arm64, and they alone tell its goroutines apart",
+					ef->path);
 		return gt_error(-ENOTSUP, "%s is built by gccgo without split stacks, which tell its goroutines apart",
 				ef->path);
 	}

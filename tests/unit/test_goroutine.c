@@ -333,6 +333,44 @@ TEST(gccgo_split_stack_slot)
 	go_binary__close(bin);
 }
 
+/* gccgo on arm64 has no split stacks: no symbol of libgcc's
+ * generic-morestack (__morestack, __morestack_current_segment...) in the
+ * arm64 gccgo fixtures nor in the libgo they load (readelf), so nothing
+ * tells their goroutines apart, and the layout says why. */
+TEST(gccgo_arm64_no_split_stacks)
+{
+	static const char *names[] = {
+		"count-gccgo-arm64", "latency-gccgo-arm64", "args-gccgo-arm64",
+		"/usr/aarch64-linux-gnu/lib/libgo.so.21",
+	};
+	struct goroutine_layout l;
+	struct go_binary *bin;
+	char cmd[4200], out[64];
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *path = names[i][0] == '/' ? names[i] :
+				   test_fixture(names[i]);
+
+		/* grep -c exits 1 when it counts none */
+		snprintf(cmd, sizeof(cmd),
+			 "(readelf -Ws '%s' | grep -c -e morestack -e splitstack) || true",
+			 path);
+		CHECK(run_line(cmd, out, sizeof(out)) && !strcmp(out, "0\n"));
+		err = go_binary__open(path, &bin);
+		CHECK_EQ_INT(err, 0);
+		if (err)
+			continue;
+		CHECK(bin->is_gccgo);
+		CHECK_EQ_INT(bin->elf->machine, EM_AARCH64);
+		CHECK_EQ_INT(goroutine_layout__find(bin, &l), -ENOTSUP);
+		CHECK(strstr(gt_last_error(), names[i][0] == '/' ?
+			     "is a library" : "no split stacks on arm64") != NULL);
+		go_binary__close(bin);
+	}
+}
+
 /* The layout of the goroutines running a file's code: its own, but for
  * libgo.so, the executable's, which must be gccgo's. */
 TEST(layout_in_program)
@@ -478,6 +516,7 @@ int main(void)
 	RUN(tls_offset_equals_objdump);
 	RUN(thirdparty_esbuild);
 	RUN(gccgo_split_stack_slot);
+	RUN(gccgo_arm64_no_split_stacks);
 	RUN(layout_in_program);
 	RUN(version_from_build_version_string);
 	return TEST_SUMMARY();
