@@ -9,6 +9,8 @@ Shared by test_gotrace.sh and test_arm64_qemu.sh."""
 import itertools, re, sys
 from gotrace_lines import shapes_collapsed
 abi, truth, out, probe_lines = sys.argv[1:5]
+# gccgo's C ABI: System V on x86-64, AAPCS64 on arm64
+gccgo = abi in ("c", "aapcs64")
 
 def tokens(s):
     """Blank-separated values; [..] and {..} stay whole."""
@@ -31,7 +33,7 @@ for line in probe_lines.splitlines():
     args, _, rest = rest.partition("|")
     filt, _, pred = rest.rpartition("|")
     if "/" in fn:
-        fn = fn.split("/")[1] if abi == "c" else fn.split("/")[0]
+        fn = fn.split("/")[1] if gccgo else fn.split("/")[0]
     fn = fn.replace("[*]", "[...]")
     refs = [a.strip() for a in args.split(",")]
     convs = re.findall(r"%[a-zA-Z0-9]+", fmt)
@@ -149,7 +151,7 @@ if bad < 5 and i < len(got):
     bad += 1
 # Every call runs on the main goroutine. gotrace prints no goroutine id
 # ("-") for gccgo programs yet.
-if abi == "c" and goids == {"-"}:
+if gccgo and goids == {"-"}:
     pass
 elif len(goids) != 1 or not all(g.isdigit() and int(g) > 0 for g in goids):
     print("  goroutine ids: %s, want one non-zero id" % sorted(goids))

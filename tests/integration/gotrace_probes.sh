@@ -95,7 +95,8 @@ main.kindOf[*]|r|%d|retval
 main.nameOf[*]||%T|x'
 
 # probes_for ABI DWARF: the probe lines for a build under ABI (register,
-# stack or c), with DWARF (yes) or not, that this version of gotrace can
+# stack, or gccgo's C ABI: c on x86-64, aapcs64 on arm64), with DWARF (yes)
+# or not, that this version of gotrace can
 # trace. What it cannot do yet, as it says itself: results under the
 # stack ABI (Go <= 1.16).
 probes_for() {
@@ -114,7 +115,7 @@ probe_args() {
 	local fn ret fmt rest args filter
 	while IFS='|' read -r fn ret fmt rest; do
 		if [[ $fn == */* ]]; then
-			[[ $1 == c ]] && fn=${fn#*/} || fn=${fn%/*}
+			[[ $1 == c || $1 == aapcs64 ]] && fn=${fn#*/} || fn=${fn%/*}
 		fi
 		args=${rest%%|*}
 		filter=

@@ -7,12 +7,14 @@
 #
 #   gofunccount   exact counts (compare_counts), Go 1.15 (ABI0), 1.19, 1.23
 #                 and 1.27, stripped, PIE and cgo (Go 1.19 and 1.27, linked
-#                 by the cross compiler to glibc, which the guest loads); a
-#                 call that async preemption interrupts in a restartable
+#                 by the cross compiler to glibc, which the guest loads),
+#                 and gccgo (its fmt.Println is libgo's, not counted here);
+#                 a call that async preemption interrupts in a restartable
 #                 sequence (main.add's ADRP and LDR of a global) is still
 #                 counted once;
 #   gofunclatency exact counts, and totals within LATENCY_PCT% of the
-#                 fixture's own (compare_latency): under emulation a probe
+#                 fixture's own (compare_latency), gc and gccgo (calls
+#                 keyed by SP, LR at entry and exit): under emulation a probe
 #                 hit costs tens of microseconds instead of one, inside
 #                 the fixture's timing and outside the tool's, so the 2%
 #                 of x86-64 is widened; the fixture's calls last a
@@ -20,13 +22,19 @@
 #                 build;
 #   gotrace       every argument and result of the args fixture as the
 #                 fixture prints them with Go's %v (gotrace_compare.py),
-#                 Go's arm64 register ABI (R0-R15, F0-F15) and Go 1.15's
-#                 stack ABI; bare probes ('main.*' 'r:main.*'), every
+#                 Go's arm64 register ABI (R0-R15, F0-F15), Go 1.15's
+#                 stack ABI and gccgo's AAPCS64 (results in memory through
+#                 X8 kept at entry); bare probes ('main.*' 'r:main.*'), every
 #                 argument named from DWARF, or in a stripped build the
 #                 words the morestack tail spills (gotrace_bare_compare.py);
 #   gofuncgraph   the graph fixture's call trees, inlined copies, unwound
 #                 frames and waits (graph_trees.py); Go 1.19 and 1.27, and
-#                 1.27's cgo build.
+#                 1.27's cgo build; a gccgo program refused in one line (no
+#                 split stacks on arm64).
+#
+# The cgo and gccgo fixtures load the C library (and libgo.so.21): those
+# of Debian's cross compiler (/usr/aarch64-linux-gnu/lib), with the
+# loader, in the guest's /lib.
 #
 # And the guest is what they need: an aarch64 kernel, 6.6 or later
 # (uprobe_multi), with BTF. Emulation is slow: durations say nothing about
@@ -43,9 +51,10 @@ GRAPH_FUNCS='^main\.(root|a|b|c|inl|join|joiner|rec|thrower|middle|catcher|sleep
 
 COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-arm64
 	count-go1.27-arm64-stripped count-go1.27-arm64-pie
-	count-go1.19-arm64-cgo count-go1.27-arm64-cgo)
-LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64 latency-go1.27-arm64-cgo)
-TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64)
+	count-go1.19-arm64-cgo count-go1.27-arm64-cgo count-gccgo-arm64)
+LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64 latency-go1.27-arm64-cgo
+	latency-gccgo-arm64)
+TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64 args-gccgo-arm64)
 BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped)
 GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64 graph-go1.27-arm64-cgo)
 
@@ -63,17 +72,37 @@ for f in "${COUNTS[@]}" "${LATENCIES[@]}" "${TRACES[@]}" "${BARES[@]}" "${GRAPHS
 	need_file "$FIX/$f" || { finish; exit 1; }
 	cp "$FIX/$f" "$guest/"
 done
-# The interpreter of the PIE and cgo fixtures, and the one library the
-# cgo ones load: the cross compiler's, Debian's libc6-arm64-cross.
-for lib in ld-linux-aarch64.so.1 libc.so.6; do
-	need_file "/usr/aarch64-linux-gnu/lib/$lib" || { finish; exit 1; }
-	cp "/usr/aarch64-linux-gnu/lib/$lib" "$guest/"
+# The PIE fixtures' interpreter, and the libraries the cgo and gccgo
+# fixtures load, transitively: the cross compiler's, Debian's
+# libc6-arm64-cross and libgo21-arm64-cross, into the guest's /lib.
+CROSS_LIB=/usr/aarch64-linux-gnu/lib
+mkdir "$guest/lib"
+want=(ld-linux-aarch64.so.1)
+for f in "${COUNTS[@]}" "${LATENCIES[@]}" "${TRACES[@]}" "${GRAPHS[@]}"; do
+	[[ $f == *-gccgo-* || $f == *-cgo ]] || continue
+	want+=($(readelf -d "$FIX/$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'))
+done
+while ((${#want[@]})); do
+	lib=${want[0]}
+	want=("${want[@]:1}")
+	[[ -e $guest/lib/$lib ]] && continue
+	need_file "$CROSS_LIB/$lib" || { finish; exit 1; }
+	# without their DWARF (libgo's is 18 MB of the initramfs), which
+	# nothing reads in the guest
+	aarch64-linux-gnu-strip --strip-debug -o "$guest/lib/$lib" "$CROSS_LIB/$lib"
+	want+=($(readelf -d "$CROSS_LIB/$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'))
 done
 # abi FIXTURE: the ABI gotrace_probes.sh knows it by.
-abi() { [[ $1 == *-go1.15-* ]] && echo stack || echo register; }
+abi() {
+	case $1 in
+	*-go1.15-*) echo stack ;;
+	*-gccgo-*) echo aapcs64 ;;
+	*) echo register ;;
+	esac
+}
 # gotrace's probes per ABI, one argument a line (the guest's shell reads
 # them back into its arguments)
-for a in register stack; do
+for a in register stack aapcs64; do
 	probe_args $a yes >"$guest/probes.$a"
 done
 
@@ -81,9 +110,9 @@ done
 # exit status, and the fixture's ground truth, into /tmp/out, then every
 # file there behind a line "@@@ NAME".
 cat >"$TMP/run.sh" <<EOF
-mkdir /tmp/out /lib
+mkdir /tmp/out
+ln -s /files/lib /lib
 cd /files
-cp ld-linux-aarch64.so.1 libc.so.6 /lib/
 echo "machine \$(uname -m)" >/tmp/out/guest
 echo "release \$(uname -r)" >>/tmp/out/guest
 [ -r /sys/kernel/btf/vmlinux ] && echo "btf \$(wc -c </sys/kernel/btf/vmlinux)" >>/tmp/out/guest
@@ -118,6 +147,7 @@ done
 for f in ${GRAPHS[*]}; do
 	run \$f ./gofuncgraph -j -r -c "./\$f /tmp/out/\$f.truth" '^main\.root\$' '$GRAPH_FUNCS'
 done
+run graph-gccgo ./gofuncgraph -c "./count-gccgo-arm64 /tmp/out/graph-gccgo.truth" main.main
 for f in /tmp/out/*; do
 	echo "@@@ \${f#/tmp/out/}"
 	cat "\$f"
@@ -163,6 +193,11 @@ took() { awk -v n="$1" '$1 == n { printf "%.1f s", $3 - $2 }' "$out/times"; }
 for f in "${COUNTS[@]}"; do
 	ran "$f" gofunccount || continue
 	last_table "$out/$f.out" >"$out/$f.table"
+	# gccgo's fmt.Println is libgo's, not the fixture's
+	if [[ $f == *-gccgo-* ]]; then
+		grep -v '^fmt\.' "$out/$f.truth" >"$out/$f.truth.main"
+		mv "$out/$f.truth.main" "$out/$f.truth"
+	fi
 	if compare_counts "$out/$f.truth" "$out/$f.table"; then
 		pass "gofunccount $f: exact counts ($(took "$f"))"
 	else
@@ -206,5 +241,11 @@ for f in "${GRAPHS[@]}"; do
 		fail "gofuncgraph $f" "$(head -5 "$out/$f.cmp" | tr '\n' ' ')"
 	fi
 done
+# gccgo on arm64 runs goroutines on fixed stacks that nothing names: one
+# line says so, and the fixture never ran
+check "gofuncgraph refuses gccgo on arm64 in one line: $(head -1 "$out/graph-gccgo.err")" \
+	bash -c "[[ \$(cat '$out/graph-gccgo.rc') != 0 && \$(wc -l <'$out/graph-gccgo.err') == 1 &&
+		! -s '$out/graph-gccgo.out' && ! -e '$out/graph-gccgo.truth' ]] &&
+		grep -q '^gofuncgraph: .*no split stacks on arm64' '$out/graph-gccgo.err'"
 
 finish
