@@ -72,7 +72,8 @@ struct {
 /* A register's value at a call's entry, for its return (a plan's
  * entry_keep and entry_reg): by process and SP at entry, which is SP at
  * the RET too, and names the call while it runs (gccgo never moves a
- * stack). */
+ * stack). User space gives it room (ENTRY_REGS_MAX) when a plan keeps
+ * one; 1 until then. */
 struct entry_key {
 	__u64 sp;
 	__u32 tgid;
@@ -81,7 +82,7 @@ struct entry_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 1);
 	__type(key, struct entry_key);
 	__type(value, __u64);
 } entry_regs SEC(".maps");

@@ -160,6 +160,10 @@ struct trace_chunk {
 	__u32 fault;
 };
 
+/* Calls in flight whose entry keeps a register for their return (struct
+ * trace_plan's entry_keep): the entry_regs map's room when any does. */
+#define ENTRY_REGS_MAX	16384
+
 /* What a probe reads: plans[row_plans[the index in its cookie]], one
  * plan for the functions that read alike. */
 struct trace_plan {

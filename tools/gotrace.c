@@ -478,6 +478,17 @@ static int store_plans(struct gotrace_bpf *obj, const struct trace_plan_set *s)
 	return err;
 }
 
+/* Does a plan of S keep a register at a call's entry for its return? */
+static bool plans_keep_entry_regs(const struct trace_plan_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->plans.n; i++)
+		if (s->plans.plans[i].entry_keep)
+			return true;
+	return false;
+}
+
 /* OUT is the caller's to destroy, loaded or not. LIMIT: --max-overhead,
  * or NULL. */
 static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
@@ -504,6 +515,13 @@ static int load_bpf(struct gotrace_bpf **out, pid_t tgid,
 		err = bpf_map__set_max_entries(obj->maps.plans, s->plans.n);
 		if (err)
 			err = gt_error(err, "cannot size the plans map: %s",
+				       strerror(-err));
+	}
+	if (!err && plans_keep_entry_regs(s)) {
+		err = bpf_map__set_max_entries(obj->maps.entry_regs,
+					       ENTRY_REGS_MAX);
+		if (err)
+			err = gt_error(err, "cannot size the entry_regs map: %s",
 				       strerror(-err));
 	}
 	if (!err)
