@@ -25,7 +25,7 @@
 #                 Go's arm64 register ABI (R0-R15, F0-F15), Go 1.15's
 #                 stack ABI and gccgo's AAPCS64 (results in memory through
 #                 X8 kept at entry); bare probes ('main.*' 'r:main.*'), every
-#                 argument named from DWARF, or in a stripped build the
+#                 argument named from DWARF (gc and gccgo), or in a stripped build the
 #                 words the morestack tail spills (gotrace_bare_compare.py);
 #   gofuncgraph   the graph fixture's call trees, inlined copies, unwound
 #                 frames and waits (graph_trees.py); Go 1.19 and 1.27, and
@@ -55,7 +55,7 @@ COUNTS=(count-go1.15-arm64 count-go1.19-arm64 count-go1.23-arm64 count-go1.27-ar
 LATENCIES=(latency-go1.19-arm64 latency-go1.27-arm64 latency-go1.27-arm64-cgo
 	latency-gccgo-arm64)
 TRACES=(args-go1.15-arm64 args-go1.19-arm64 args-go1.27-arm64 args-gccgo-arm64)
-BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped)
+BARES=(args-go1.27-arm64 args-go1.27-arm64-stripped args-gccgo-arm64)
 GRAPHS=(graph-go1.19-arm64 graph-go1.27-arm64 graph-go1.27-arm64-cgo)
 
 guest=$TMP/guest
