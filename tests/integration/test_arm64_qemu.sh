@@ -8,10 +8,10 @@
 #   gofunccount   exact counts (compare_counts), Go 1.15 (ABI0), 1.19, 1.23
 #                 and 1.27, stripped, PIE and cgo (Go 1.19 and 1.27, linked
 #                 by the cross compiler to glibc, which the guest loads),
-#                 and gccgo (its fmt.Println is libgo's, not counted here);
-#                 a call that async preemption interrupts in a restartable
-#                 sequence (main.add's ADRP and LDR of a global) is still
-#                 counted once;
+#                 and gccgo (its fmt.Println is libgo's: counted with
+#                 go:fmt.Println); a call that async preemption interrupts
+#                 in a restartable sequence (main.add's ADRP and LDR of a
+#                 global) is still counted once;
 #   gofunclatency exact counts, and totals within LATENCY_PCT% of the
 #                 fixture's own (compare_latency), gc and gccgo (calls
 #                 keyed by SP, LR at entry and exit): under emulation a probe
@@ -129,6 +129,8 @@ run() {
 for f in ${COUNTS[*]}; do
 	run \$f ./gofunccount -c "./\$f /tmp/out/\$f.truth" -r '$COUNT_PATTERN'
 done
+# gccgo's libgo by its short name: fmt.Println there
+run go-count-gccgo ./gofunccount -c "./count-gccgo-arm64 /tmp/out/go-count-gccgo.truth" 'go:fmt.Println'
 for f in ${LATENCIES[*]}; do
 	run \$f ./gofunclatency -j -F -r -c "./\$f /tmp/out/\$f.truth" '$LATENCY_PATTERN'
 done
@@ -204,6 +206,12 @@ for f in "${COUNTS[@]}"; do
 		fail "gofunccount $f" "counts differ from the fixture's own"
 	fi
 done
+if ran go-count-gccgo gofunccount; then
+	want=$(awk '$1 == "fmt.Println" { print $2 }' "$out/go-count-gccgo.truth")
+	got=$(last_table "$out/go-count-gccgo.out" | awk '$1 == "fmt.Println" { print $2 }')
+	check "gofunccount go:fmt.Println in libgo.so.21, gccgo: $got calls, the fixture's $want" \
+		test -n "$want" -a "$want" = "$got"
+fi
 for f in "${LATENCIES[@]}"; do
 	ran "$f" gofunclatency || continue
 	if compare_latency "$out/$f.truth" "$out/$f.out" 9 $LATENCY_PCT; then
