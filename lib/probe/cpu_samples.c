@@ -34,29 +34,44 @@ static int open_clock(pid_t pid, int cpu, unsigned int hz)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Attach PROG to a clock of PID on CPU (open_clock()) into *LINK, which
+ * owns the clock's fd. Returns 0, -ENODEV for an offline CPU, or a
+ * negative errno with a reason. */
+static int attach_clock(struct bpf_program *prog, pid_t pid, int cpu,
+			unsigned int hz, struct bpf_link **link)
+{
+	int fd, err;
+
+	fd = open_clock(pid, cpu, hz);
+	if (fd < 0 && errno == ENODEV)
+		return -ENODEV;
+	if (fd < 0)
+		return gt_error(-errno, "cannot open a CPU clock to sample on: %s",
+				strerror(errno));
+	*link = bpf_program__attach_perf_event(prog, fd);
+	if (!*link) {
+		err = -errno;
+		close(fd);
+		return gt_error(err, "cannot attach the CPU sampler: %s",
+				strerror(-err));
+	}
+	return 0;
+}
+
 /* Attach PROG to a clock on every online CPU into LINKS[0..*N). */
 static int attach_clocks(struct bpf_program *prog, unsigned int hz,
 			 struct bpf_link **links, int ncpus, int *n)
 {
-	struct bpf_link *link;
-	int cpu, fd, err;
+	int cpu, err;
 
 	*n = 0;
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		fd = open_clock(-1, cpu, hz);
-		if (fd < 0 && errno == ENODEV)
+		err = attach_clock(prog, -1, cpu, hz, &links[*n]);
+		if (err == -ENODEV)
 			continue;	/* offline */
-		if (fd < 0)
-			return gt_error(-errno, "cannot open a CPU clock to sample on: %s",
-					strerror(errno));
-		link = bpf_program__attach_perf_event(prog, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			return gt_error(err, "cannot attach the CPU sampler: %s",
-					strerror(-err));
-		}
-		links[(*n)++] = link;	/* it owns the clock's fd */
+		if (err)
+			return err;
+		(*n)++;
 	}
 	return 0;
 }
@@ -100,20 +115,13 @@ static int sample_cost(struct bpf_program *prog, double *ns)
 {
 	struct bpf_link *link;
 	double untraced, sampled;
-	int fd, err;
+	int err;
 
 	untraced = spin_rate();
-	fd = open_clock(0, -1, COST_HZ);
-	if (fd < 0)
-		return gt_error(-errno, "cannot open a CPU clock to sample on: %s",
-				strerror(errno));
-	link = bpf_program__attach_perf_event(prog, fd);
-	if (!link) {
-		err = -errno;
-		close(fd);
-		return gt_error(err, "cannot attach the CPU sampler: %s",
-				strerror(-err));
-	}
+	err = attach_clock(prog, 0, -1, COST_HZ, &link);
+	if (err)
+		return err == -ENODEV ?
+		       gt_error(err, "cannot open a CPU clock to sample on") : err;
 	sampled = spin_rate();
 	bpf_link__destroy(link);	/* and the clock's fd */
 	*ns = untraced > sampled ? (1 - sampled / untraced) * 1e9 / COST_HZ :
