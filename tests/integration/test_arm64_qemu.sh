@@ -214,10 +214,10 @@ if ran go-count-gccgo gofunccount; then
 fi
 for f in "${LATENCIES[@]}"; do
 	ran "$f" gofunclatency || continue
-	if compare_latency "$out/$f.truth" "$out/$f.out" 9 $LATENCY_PCT; then
+	if compare_latency "$out/$f.truth" "$out/$f.out" 9 $LATENCY_PCT >"$out/$f.cmp"; then
 		pass "gofunclatency $f: exact counts, totals within $LATENCY_PCT% ($(took "$f"))"
 	else
-		fail "gofunclatency $f" "latencies differ from the fixture's own"
+		fail "gofunclatency $f" "latencies differ from the fixture's own:$(tr '\n' ';' <"$out/$f.cmp")"
 	fi
 done
 for f in "${TRACES[@]}"; do
