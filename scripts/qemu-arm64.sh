@@ -3,10 +3,14 @@
 # What tests/arm64/qemu_run.sh needs to run arm64 programs under a real
 # arm64 Linux kernel, emulated on this x86-64 machine (issue 25):
 #
-#   qemu-system-aarch64   Debian's qemu-system-arm (bookworm's, installed
-#                         with apt like setup-deps.sh's packages), and cpio
-#                         to build the guest's initramfs
+#   qemu-system-arm       Debian's (installed with apt like setup-deps.sh's
+#                         packages: the libraries qemu needs), and cpio to
+#                         build the guest's initramfs
 #   ${GT_CACHE:-/var/cache/gotools}/qemu-arm64/
+#     qemu-system-aarch64 qemu 10 or later: the system's, linked, if it is
+#                         that new, else the one of this release's
+#                         backports (bookworm-backports: 10.0; its
+#                         libraries are the release's own)
 #     Image               Debian trixie's arm64 kernel (the package
 #                         linux-image-arm64 depends on), uncompressed
 #     config              its configuration (boot/config-*)
@@ -31,7 +35,7 @@ set -euo pipefail
 SUITE=trixie
 ARCH=arm64
 # The marker's first line: a cache of another layout is fetched again.
-LAYOUT="layout 1: Image config busybox"
+LAYOUT="layout 2: qemu-system-aarch64 Image config busybox"
 die() { echo "qemu-arm64.sh: $*" >&2; exit 1; }
 
 missing=()
@@ -49,6 +53,16 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v qemu-system-aarch64 >/dev/null || die "no qemu-system-aarch64 after installing qemu-system-arm"
 
+# qemu before 10 will not do: 7.2's multi-threaded TCG (bookworm's) runs
+# stale code in the slots where the kernel steps a probed instruction out
+# of line. A Go program with plain tracefs uprobes (no BPF) on two
+# SP-relative loads, at the entry and the end of an inlined call, read the
+# other slot's load back in a fifth to a quarter of its 3,000 calls in five
+# runs of six: its time.Time came out garbage. With 7.2 under
+# -accel tcg,thread=single or -smp 1, and with 10.0, none did, in 18,000
+# calls each. Real hardware has no cache of translated code.
+QEMU_MIN_MAJOR=10
+
 # shellcheck disable=SC2034 # read by debian_archive_init
 DEBIAN_FOREIGN=$ARCH:$SUITE
 . "$(dirname "${BASH_SOURCE[0]}")/debian-archive.sh"
@@ -64,6 +78,29 @@ kpkg=$(tr ',|' '\n\n' <<<"$depends" | sed -n 's/^ *\(linux-image-[0-9][^ ]*-'"$A
 [ -n "$kpkg" ] || die "cannot tell which kernel linux-image-$ARCH of $SUITE depends on (Depends: ${depends:-none})"
 
 mkdir "$STAGE/kernel" "$STAGE/busybox" "$STAGE/out"
+# major_of QEMU: the major version qemu-system-aarch64 QEMU says it is.
+major_of() {
+	"$1" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p'
+}
+system_qemu=$(command -v qemu-system-aarch64)
+qmajor=$(major_of "$system_qemu")
+if [ "${qmajor:-0}" -ge "$QEMU_MIN_MAJOR" ]; then
+	ln -s "$system_qemu" "$STAGE/out/qemu-system-aarch64"
+	qline="qemu: $system_qemu (the system's, $qmajor)"
+else
+	backports=$DEBIAN_CODENAME-backports
+	mkdir "$STAGE/qemu"
+	debian_archive_unpack "qemu-system-arm/$backports" "$STAGE/qemu" ||
+		die "qemu-system-aarch64 is $qmajor, $QEMU_MIN_MAJOR or later is needed, and qemu-system-arm of $backports cannot be fetched ($DEBIAN_MIRROR; see $APTDIR/download.log)"
+	qversion=$DEB_VERSION
+	mv "$STAGE/qemu/usr/bin/qemu-system-aarch64" "$STAGE/out/"
+	missing_libs=$(ldd "$STAGE/out/qemu-system-aarch64" | grep 'not found' || true)
+	[ -z "$missing_libs" ] || die "qemu-system-arm $qversion of $backports lacks libraries here: $missing_libs"
+	qmajor=$(major_of "$STAGE/out/qemu-system-aarch64")
+	[ "${qmajor:-0}" -ge "$QEMU_MIN_MAJOR" ] ||
+		die "qemu-system-arm $qversion of $backports is qemu ${qmajor:-nothing}: $QEMU_MIN_MAJOR or later is needed"
+	qline="qemu: qemu-system-arm $qversion (Debian $backports, $(dpkg --print-architecture))"
+fi
 debian_archive_unpack "$kpkg:$ARCH/$SUITE" "$STAGE/kernel" ||
 	die "cannot fetch $kpkg ($ARCH) from $SUITE ($DEBIAN_MIRROR; see $APTDIR/download.log)"
 kversion=$DEB_VERSION
@@ -114,6 +151,6 @@ rm -rf "$DEST"
 mv "$STAGE/out" "$DEST"
 printf '%s\n' "$LAYOUT" \
 	"kernel: $kpkg $kversion (Debian $SUITE, $ARCH), Linux $release" \
-	"busybox: busybox-static $bversion (Debian $SUITE, $ARCH)" > "$MARKER"
-debian_archive_forget "$kpkg" busybox-static
-echo "qemu-arm64.sh: Linux $release ($kpkg $kversion) and busybox $bversion for $ARCH in $DEST"
+	"busybox: busybox-static $bversion (Debian $SUITE, $ARCH)" "$qline" > "$MARKER"
+debian_archive_forget "$kpkg" busybox-static qemu-system-arm
+echo "qemu-arm64.sh: Linux $release ($kpkg $kversion), busybox $bversion for $ARCH and ${qline#qemu: } in $DEST"

@@ -24,9 +24,10 @@
 # included) in LOG. GT_QEMU_APPEND adds to the kernel's command line,
 # GT_QEMU_CPU replaces -cpu's max,pauth-impdef=on.
 #
-# scripts/qemu-arm64.sh installs qemu and fetches the kernel and busybox
-# into ${GT_CACHE:-/var/cache/gotools}/qemu-arm64; this script runs it
-# (which does nothing once they are there).
+# scripts/qemu-arm64.sh installs qemu (10 or later: 7.2 runs stale code in
+# the slots where uprobes step instructions) and fetches the kernel and
+# busybox into ${GT_CACHE:-/var/cache/gotools}/qemu-arm64; this script runs
+# it (which does nothing once they are there).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -52,7 +53,7 @@ shift $((OPTIND - 1))
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "-t takes seconds, not $TIMEOUT"
 
 "$ROOT/scripts/qemu-arm64.sh" >&2 || die "scripts/qemu-arm64.sh failed"
-for f in Image busybox; do
+for f in qemu-system-aarch64 Image busybox; do
 	[ -f "$QDIR/$f" ] || die "no $QDIR/$f (scripts/qemu-arm64.sh)"
 done
 
@@ -106,7 +107,10 @@ cpu=${GT_QEMU_CPU:-max,pauth-impdef=on}
 console=$work/console.log
 start=$SECONDS
 rc=0
-timeout -k 10 "$TIMEOUT" qemu-system-aarch64 -M virt -cpu "$cpu" -smp 2 -m 2048 \
+# qemu's loadable modules (audio, display) are none of the guest's
+# business, nor are the system's, of another qemu version.
+mkdir "$work/modules"
+QEMU_MODULE_DIR=$work/modules timeout -k 10 "$TIMEOUT" "$QDIR/qemu-system-aarch64" -M virt -cpu "$cpu" -smp 2 -m 2048 \
 	-nographic -nic none -no-reboot -kernel "$QDIR/Image" -initrd "$work/initrd.gz" \
 	-append "console=ttyAMA0 panic=-1 loglevel=5 ${GT_QEMU_APPEND:-}" \
 	</dev/null >"$console" 2>"$work/qemu.err" || rc=$?
