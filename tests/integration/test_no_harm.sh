@@ -20,13 +20,18 @@ source "$(dirname "$0")/lib.sh"
 
 VERSIONS=(1.19 1.21 1.27)
 LOAD_SECONDS=${GT_NO_HARM_SECONDS:-3}
+# A case marked "slow" gets this long: every function's entry and exit
+# probed and no budget slow the server a thousandfold, its requests take
+# 3 to 9 s, and 3 s of load saw none complete (Go 1.27, 2 CPUs).
+SLOW_SECONDS=$((LOAD_SECONDS < 15 ? 15 : LOAD_SECONDS))
 
-# The cases: a name, then the tool and its arguments (-p PID is added).
+# The cases: a name, then the tool and its arguments (-p PID is added);
+# "slow " before the tool marks one that gets SLOW_SECONDS of load.
 ROOT_FN='net/http.(*conn).serve'
 CASES=(
 	"gofunccount *"
 	"gofunclatency runtime.*"
-	"gofunclatency *"
+	"slow gofunclatency *"
 	"gofunclatency -S runtime.*"
 	"gofunclatency --max-overhead 5 *"
 	"gotrace runtime.* r:runtime.*"
@@ -45,10 +50,11 @@ wait_tracing() {
 	return 1
 }
 
-# load OUT: ApacheBench for LOAD_SECONDS, 8 at a time, bounded in time;
-# prints "COMPLETE FAILED NON2XX".
+# load OUT [SECONDS]: ApacheBench for SECONDS (LOAD_SECONDS), 8 at a
+# time, bounded in time; prints "COMPLETE FAILED NON2XX".
 load() {
-	timeout $((LOAD_SECONDS + 60)) ab -q -s 30 -t "$LOAD_SECONDS" -n 10000000 \
+	local seconds=${2:-$LOAD_SECONDS}
+	timeout $((seconds + 60)) ab -q -s 30 -t "$seconds" -n 10000000 \
 		-c 8 "http://$addr/" >"$1.ab" 2>&1
 	awk '/^Complete requests:/ { c = $3 } /^Failed requests:/ { f = $3 }
 	     /^Non-2xx responses:/ { n = $3 }
@@ -105,12 +111,16 @@ start_traced() {
 
 # one_case VERSION CASE: trace the server under load, then judge.
 one_case() {
-	local v=$1 args name out tpid trc result src spid addr
-	read -r -a args <<<"$2"
-	name="go$v: $2"
-	out=$TMP/$(tr -c 'a-zA-Z0-9.' _ <<<"$v-$2")
+	local v=$1 c=$2 seconds=$LOAD_SECONDS args name out tpid trc result src spid addr
+	if [[ $c == "slow "* ]]; then
+		c=${c#slow }
+		seconds=$SLOW_SECONDS
+	fi
+	read -r -a args <<<"$c"
+	name="go$v: $c"
+	out=$TMP/$(tr -c 'a-zA-Z0-9.' _ <<<"$v-$c")
 	start_traced "$name" "$v" "$out" "${args[@]}" || return
-	result=$(load "$out")
+	result=$(load "$out" "$seconds")
 	kill -INT "$tpid"
 	wait "$tpid"
 	trc=$?
