@@ -94,6 +94,13 @@ static bool loads_from_frame(uint32_t word)
 	       (word >> 5 & 0x1f) == ARM64_SP;
 }
 
+/* A general register copied to another: MOV (register), which is ORR
+ * (shifted register, no shift) from the zero register, 64 or 32 bits. */
+static bool copies_register(uint32_t word)
+{
+	return (word & 0x7fe0ffe0) == 0x2a0003e0;
+}
+
 static int arm64_body__filler(const struct inline_body *b, uint64_t addr,
 			      uint64_t to, uint64_t *next)
 {
@@ -102,7 +109,8 @@ static int arm64_body__filler(const struct inline_body *b, uint64_t addr,
 	if (to < addr + 4 || !body_word(b, addr, &word))
 		return -1;
 	*next = addr + 4;
-	return word == ARM64_NOP || loads_from_frame(word);
+	return word == ARM64_NOP || loads_from_frame(word) ||
+	       copies_register(word);
 }
 
 const struct inline_decoder arm64_inline_decoder = {

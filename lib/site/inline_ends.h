@@ -90,9 +90,11 @@ struct inline_decoder {
 			   uint64_t *table);
 	/*
 	 * Is the instruction at ADDR of B (which ends by TO) what gc's
-	 * register allocator or aligner leaves anywhere: a NOP, or a load
-	 * from a slot of the frame (a spill reloaded)? 1 when it is, 0
-	 * when not, -1 when it does not decode; its end into *NEXT.
+	 * register allocator or aligner leaves anywhere: a NOP, a load
+	 * from a slot of the frame (a spill reloaded), or a general
+	 * register copied to another (an argument moved into place, at a
+	 * loop's latch too)? 1 when it is, 0 when not, -1 when it does not
+	 * decode; its end into *NEXT.
 	 */
 	int (*filler)(const struct inline_body *b, uint64_t addr, uint64_t to,
 		      uint64_t *next);

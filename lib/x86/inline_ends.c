@@ -125,11 +125,14 @@ static int x86_body__filler(const struct inline_body *b, uint64_t addr,
 	if (is_nop(ci))
 		return 1;
 	x = &ci->detail->x86;
-	return ci->id == X86_INS_MOV && x->op_count == 2 &&
-	       x->operands[0].type == X86_OP_REG &&
-	       x->operands[1].type == X86_OP_MEM &&
-	       x->operands[1].mem.base == X86_REG_RSP &&
-	       x->operands[1].mem.index == X86_REG_INVALID;
+	if (ci->id != X86_INS_MOV || x->op_count != 2 ||
+	    x->operands[0].type != X86_OP_REG)
+		return 0;
+	/* a register copied to another, or a slot of the frame reloaded */
+	return x->operands[1].type == X86_OP_REG ||
+	       (x->operands[1].type == X86_OP_MEM &&
+		x->operands[1].mem.base == X86_REG_RSP &&
+		x->operands[1].mem.index == X86_REG_INVALID);
 }
 
 const struct inline_decoder x86_inline_decoder = {
