@@ -20,6 +20,17 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
 }
 
+# prints RE COMMAND...: COMMAND printed (on stdout or stderr) a line that
+# matches the extended regex RE. Not `COMMAND | grep -q RE`: under
+# pipefail, grep's exit at the first match can kill COMMAND with SIGPIPE,
+# and the pipeline then fails for the match it found.
+prints() {
+	local re=$1 out
+	shift
+	out=$("$@" 2>&1)
+	grep -qE -- "$re" <<<"$out"
+}
+
 # need_file PATH: a missing fixture is a failure, never a skip.
 need_file() {
 	if [[ ! -e $1 ]]; then

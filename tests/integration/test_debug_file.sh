@@ -44,7 +44,7 @@ objcopy --strip-debug --add-gnu-debuglink="$TMP/args.debug" "$SRC" "$TMP/args-li
 # with nothing that names it: the build ID only
 mkdir -p "$TMP/bare"
 objcopy --strip-debug "$SRC" "$TMP/bare/args"
-if readelf -S "$TMP/bare/args" | grep -q '\.debug_info'; then
+if prints '\.debug_info' readelf -S "$TMP/bare/args"; then
 	fail "the stripped copy" "still has .debug_info"
 fi
 

@@ -336,7 +336,7 @@ test_avx512() {
 test_avx512
 
 no_latency_links_left() {
-	! bpftool link list 2>/dev/null | grep -qE 'uprobe_multi|perf_event.*call_(entry|exit)'
+	! prints 'uprobe_multi|perf_event.*call_(entry|exit)' bpftool link list
 }
 check "no probe left attached" no_latency_links_left
 finish
