@@ -43,6 +43,7 @@ struct metrics_server {
 	double written_at[METRICS_NFORMATS];	/* CLOCK_MONOTONIC, s */
 	struct metrics_request **waiting;
 	size_t nwaiting, waiting_cap;
+	size_t nrequests;	/* of /metrics, waiting or being answered */
 	bool closing;
 };
 
@@ -171,6 +172,7 @@ static enum MHD_Result wait_page(struct metrics_server *s,
 	/* before the loop can see it: it resumes only what is suspended */
 	MHD_suspend_connection(c);
 	pthread_mutex_lock(&s->lock);
+	s->nrequests++;
 	r->number = ++s->asked[f];
 	err = gt_ensure_mem((void **)&s->waiting, &s->waiting_cap,
 			    sizeof(*s->waiting), s->nwaiting + 1);
@@ -210,8 +212,33 @@ static void request_completed(void *cls, struct MHD_Connection *c,
 			      void **con_cls,
 			      enum MHD_RequestTerminationCode why)
 {
+	struct metrics_server *s = cls;
+
+	if (!*con_cls)
+		return;
 	free(*con_cls);
 	*con_cls = NULL;
+	pthread_mutex_lock(&s->lock);
+	s->nrequests--;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Let the requests resumed at close be answered before the daemon stops
+ * (which drops every connection): up to METRICS_CLOSE_WAIT_MS, so that
+ * a client that never reads cannot hold the tool. */
+static void drain_requests(struct metrics_server *s)
+{
+	const struct timespec step = { 0, 5 * 1000 * 1000 };
+	double end = now_s() + METRICS_CLOSE_WAIT_MS / 1e3;
+	size_t n;
+
+	do {
+		pthread_mutex_lock(&s->lock);
+		n = s->nrequests;
+		pthread_mutex_unlock(&s->lock);
+		if (n)
+			nanosleep(&step, NULL);
+	} while (n && now_s() < end);
 }
 
 /* As many connections as a quarter of the file descriptors allow (the
@@ -293,7 +320,7 @@ int metrics_server__open(const struct metrics_addr *a,
 	pthread_mutex_init(&s->lock, NULL);
 	err = listen_on(a, s, &fd);
 	if (err) {
-		metrics_server__close(s);
+		metrics_server__close(s, NULL);
 		return err;
 	}
 	/* its thread inherits the mask: Ctrl-C goes to the tool's loop */
@@ -318,7 +345,7 @@ int metrics_server__open(const struct metrics_addr *a,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->daemon) {
 		/* not closed here: libmicrohttpd has, on most ways out */
-		metrics_server__close(s);
+		metrics_server__close(s, NULL);
 		return gt_error(-EIO, "cannot serve HTTP on %s (libmicrohttpd)",
 				a->text);
 	}
@@ -388,8 +415,10 @@ static void resume_answered(struct metrics_server *s)
 	} while (n == 64);
 }
 
-int metrics_server__serve(struct metrics_server *s,
-			  const struct metrics_source *src)
+/* Write, from SRC, the page of each format asked for since its last
+ * (at most every METRICS_MIN_GAP_MS unless LAST: the final state). */
+static int write_asked(struct metrics_server *s,
+		       const struct metrics_source *src, bool last)
 {
 	struct MHD_Response *page, *old;
 	uint64_t asked;
@@ -401,7 +430,7 @@ int metrics_server__serve(struct metrics_server *s,
 		pthread_mutex_lock(&s->lock);
 		asked = s->asked[f];
 		if (asked == s->answered[f] ||
-		    now - s->written_at[f] < METRICS_MIN_GAP_MS / 1e3) {
+		    (!last && now - s->written_at[f] < METRICS_MIN_GAP_MS / 1e3)) {
 			pthread_mutex_unlock(&s->lock);
 			continue;
 		}
@@ -418,11 +447,20 @@ int metrics_server__serve(struct metrics_server *s,
 		if (old)
 			MHD_destroy_response(old);
 	}
+	return err;
+}
+
+int metrics_server__serve(struct metrics_server *s,
+			  const struct metrics_source *src)
+{
+	int err = write_asked(s, src, false);
+
 	resume_answered(s);
 	return err;
 }
 
-void metrics_server__close(struct metrics_server *s)
+void metrics_server__close(struct metrics_server *s,
+			   const struct metrics_source *last)
 {
 	int f;
 
@@ -431,10 +469,16 @@ void metrics_server__close(struct metrics_server *s)
 	pthread_mutex_lock(&s->lock);
 	s->closing = true;
 	pthread_mutex_unlock(&s->lock);
+	/* a scrape as the tool stops gets its final state, not the page
+	 * before (or 503 before the first); an error leaves that */
+	if (last)
+		write_asked(s, last, true);
 	/* no connection may be suspended when the daemon stops */
 	resume_answered(s);
-	if (s->daemon)
+	if (s->daemon) {
+		drain_requests(s);
 		MHD_stop_daemon(s->daemon);
+	}
 	for (f = 0; f < METRICS_NFORMATS; f++)
 		if (s->page[f])
 			MHD_destroy_response(s->page[f]);

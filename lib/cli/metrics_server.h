@@ -37,6 +37,7 @@
 #define METRICS_CONN_MEMORY	(16 * 1024)
 #define METRICS_CONN_TIMEOUT_S	10
 #define METRICS_MAX_CONNS	1024
+#define METRICS_CLOSE_WAIT_MS	1000
 
 /* Where to listen: --prometheus's [HOST:]PORT. */
 struct metrics_addr {
@@ -87,7 +88,13 @@ const char *metrics_server__url(const struct metrics_server *s);
 int metrics_server__serve(struct metrics_server *s,
 			  const struct metrics_source *src);
 
-/* Stop serving (requests waiting get what there is), free everything. */
-void metrics_server__close(struct metrics_server *s);
+/*
+ * Stop serving and free everything. The requests waiting get a page
+ * written from LAST, the tool's final state (the last page when LAST is
+ * NULL or fails, 503 before the first), and up to METRICS_CLOSE_WAIT_MS
+ * to take it.
+ */
+void metrics_server__close(struct metrics_server *s,
+			   const struct metrics_source *last);
 
 #endif

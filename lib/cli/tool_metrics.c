@@ -50,7 +50,8 @@ int tool_metrics__serve(const struct tool_metrics *tm)
 
 void tool_metrics__close(struct tool_metrics *tm)
 {
-	metrics_server__close(tm->server);
+	metrics_server__close(tm->server,
+			      tm->source.write ? &tm->source : NULL);
 	tm->server = NULL;
 }
 

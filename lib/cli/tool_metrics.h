@@ -43,6 +43,8 @@ void tool_metrics__set_source(struct tool_metrics *tm,
  * the error of writing one. Nothing without a server (TM NULL too). */
 int tool_metrics__serve(const struct tool_metrics *tm);
 
+/* Stop serving; requests still waiting get a page of the final state
+ * (the source's context must still be alive). */
 void tool_metrics__close(struct tool_metrics *tm);
 
 /* Adds a row's labels (function="...", and what else tells rows apart)

@@ -260,6 +260,7 @@ struct scrape {
 	pthread_t thread;
 	int port;
 	bool ok;
+	char text[4096];
 };
 
 static void *scrape_once(void *arg)
@@ -269,15 +270,15 @@ static void *scrape_once(void *arg)
 				 .sin_port = htons(sc->port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-	char buf[4096];
+	char *buf = sc->text;
 	size_t got = 0;
 	ssize_t n;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	if (fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
 	    send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) == sizeof(req) - 1)
-		while (got < sizeof(buf) - 1 &&
-		       (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+		while (got < sizeof(sc->text) - 1 &&
+		       (n = recv(fd, buf + got, sizeof(sc->text) - 1 - got, 0)) > 0)
 			got += n;
 	buf[got] = '\0';
 	sc->ok = strstr(buf, "HTTP/1.1 200") != NULL;
@@ -372,7 +373,35 @@ TEST(server)
 
 	l.stop = 1;
 	pthread_join(thread, NULL);
-	metrics_server__close(l.s);
+	metrics_server__close(l.s, NULL);
+}
+
+/* A scrape waiting when the tool stops gets its final state, written at
+ * close: not the page before, not 503 (the loop wrote none). */
+TEST(server_close)
+{
+	struct loop l = { .pages = 41 };
+	const struct metrics_source last = { .write = write_page, .ctx = &l };
+	struct metrics_addr a;
+	struct scrape sc = { 0 };
+	int port;
+
+	CHECK_EQ_INT(metrics_addr__parse(&a, "127.0.0.1:0"), 0);
+	if (metrics_server__open(&a, &l.s)) {
+		fprintf(stderr, "%s\n", gt_last_error());
+		CHECK(0);
+		return;
+	}
+	CHECK(sscanf(metrics_server__url(l.s), "http://127.0.0.1:%d/metrics",
+		     &port) == 1);
+	sc.port = port;
+	pthread_create(&sc.thread, NULL, scrape_once, &sc);
+	usleep(300 * 1000);	/* asked, suspended: nothing serves */
+	metrics_server__close(l.s, &last);
+	pthread_join(sc.thread, NULL);
+	CHECK(sc.ok);
+	CHECK(strstr(sc.text, "t_calls_total{function=\"main.f\"} 42\n"));
+	CHECK_EQ_INT(l.pages, 42);
 }
 
 int main(void)
@@ -385,5 +414,6 @@ int main(void)
 	RUN(negotiate);
 	RUN(addr);
 	RUN(server);
+	RUN(server_close);
 	return TEST_SUMMARY();
 }
