@@ -16,7 +16,7 @@ int count_call(struct pt_regs *ctx)
 		return 0;
 	count = bpf_map_lookup_elem(&counts, &idx);
 	if (count)
-		*count += 1;
+		percpu_add(*count, 1);
 	return 0;
 }
 

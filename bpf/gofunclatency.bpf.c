@@ -175,11 +175,11 @@ static __always_inline void split_add(struct split *s, __u64 *call,
 	__u64 *ns, zero = 0;
 
 	if (slot < GSTATE_PARKED) {
-		s->ns[slot] += d;
+		percpu_add(s->ns[slot], d);
 		call[slot] += d;
 		return;
 	}
-	s->ns[GSTATE_PARKED] += d;
+	percpu_add(s->ns[GSTATE_PARKED], d);
 	call[GSTATE_PARKED] += d;
 	pk.reason = slot - GSTATE_PARKED;
 	ns = bpf_map_lookup_elem(&parked, &pk);
@@ -216,8 +216,8 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 		goto out;
 	}
 	gstate__flush(gs, now);
-	s->count++;
-	s->total_ns += delta;
+	percpu_add(s->count, 1);
+	percpu_add(s->total_ns, delta);
 	/* times only grow, unless the goroutine's state was forgotten (LRU)
 	 * and begun again meanwhile: then what is missing is not added */
 	for (i = 0; i < GSTATE_NSLOTS; i++)
@@ -230,9 +230,9 @@ static __always_inline void split_exit(const struct call_key *key, __u64 g,
 		h = call[i] ? bpf_map_lookup_elem(&part_hists, &idx) : NULL;
 		if (!h)
 			continue;
-		h->slots[histogram__slot(call[i] / unit_div)]++;
-		h->total_ns += call[i];
-		h->count++;
+		percpu_add(h->slots[histogram__slot(call[i] / unit_div)], 1);
+		percpu_add(h->total_ns, call[i]);
+		percpu_add(h->count, 1);
 	}
 out:
 	bpf_map_delete_elem(&split_starts, key);
@@ -298,9 +298,9 @@ int call_exit(struct pt_regs *ctx)
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)
 		return 0;
-	h->slots[histogram__slot(delta / unit_div)]++;
-	h->total_ns += delta;
-	h->count++;
+	percpu_add(h->slots[histogram__slot(delta / unit_div)], 1);
+	percpu_add(h->total_ns, delta);
+	percpu_add(h->count, 1);
 	return 0;
 }
 

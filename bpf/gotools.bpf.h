@@ -14,6 +14,14 @@
 #include "overhead.h"
 #include "regs.bpf.h"
 
+/*
+ * Add N to COUNTER, in this CPU's copy of a per-CPU value, atomically: a
+ * uprobe's program runs with migration disabled, not preemption, so on a
+ * kernel with full preemption another task's run of it on this CPU may come
+ * between a plain increment's load and its store, and a count be lost.
+ */
+#define percpu_add(counter, n)	__sync_fetch_and_add(&(counter), (n))
+
 /* -p, -c: the one process traced; 0 traces every process of the binary. */
 const volatile pid_t target_tgid = 0;
 
@@ -76,11 +84,11 @@ PERCPU_MMAP_ARRAY(struct probe_hits) probe_paid SEC(".maps");
 static __always_inline void probe_hits__add(struct probe_hits *h, __u64 cookie,
 					    bool call)
 {
-	h->calls += call;
+	percpu_add(h->calls, call);
 	if (cookie & COOKIE_STEPPED)
-		h->stepped++;
+		percpu_add(h->stepped, 1);
 	else
-		h->emulated++;
+		percpu_add(h->emulated, 1);
 }
 
 /* Account for this hit; false when it is not to be counted (its link is on

@@ -238,7 +238,7 @@ int gstate_site(struct pt_regs *ctx)
 		return 0;
 	hits = bpf_map_lookup_elem(&gstate_site_hits, &slot);
 	if (hits)
-		(*hits)++;	/* this CPU's copy */
+		percpu_add(*hits, 1);	/* this CPU's copy */
 	if (site == GSTATE_SITE_SYSCALL_ENTER || site == GSTATE_SITE_SYSCALL_EXIT)
 		key.g = current_g(NULL, 0, 0, tls_g_offset);	/* from TLS */
 	else
