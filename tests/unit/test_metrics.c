@@ -295,23 +295,37 @@ static double mono_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* A server on a free port of loopback into *S: its port, or -1. */
+static int open_loopback(struct metrics_server **s)
+{
+	struct metrics_addr a;
+	int port = -1;
+
+	CHECK_EQ_INT(metrics_addr__parse(&a, "127.0.0.1:0"), 0);
+	if (metrics_server__open(&a, s)) {
+		fprintf(stderr, "%s\n", gt_last_error());
+		return -1;
+	}
+	CHECK(sscanf(metrics_server__url(*s), "http://127.0.0.1:%d/metrics",
+		     &port) == 1);
+	return port;
+}
+
 TEST(server)
 {
 	struct loop l = { 0 };
 	struct metrics_addr a;
+	char again_addr[32];
 	struct metrics_server *again;
 	pthread_t thread;
 	char *r, *big;
 	int port;
 
-	CHECK_EQ_INT(metrics_addr__parse(&a, "127.0.0.1:0"), 0);
-	if (metrics_server__open(&a, &l.s)) {
-		fprintf(stderr, "%s\n", gt_last_error());
+	port = open_loopback(&l.s);
+	if (port < 0) {
 		CHECK(0);
 		return;
 	}
-	CHECK(sscanf(metrics_server__url(l.s), "http://127.0.0.1:%d/metrics",
-		     &port) == 1);
 	pthread_create(&thread, NULL, run_loop, &l);
 
 	r = ask_str(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -364,8 +378,8 @@ TEST(server)
 	}
 
 	/* the same port again: a one-line reason */
-	snprintf(a.text, sizeof(a.text), "127.0.0.1:%d", port);
-	((struct sockaddr_in *)&a.ss)->sin_port = htons(port);
+	snprintf(again_addr, sizeof(again_addr), "127.0.0.1:%d", port);
+	CHECK_EQ_INT(metrics_addr__parse(&a, again_addr), 0);
 	CHECK_EQ_INT(metrics_server__open(&a, &again), -EADDRINUSE);
 	CHECK(!again);
 	CHECK(strstr(gt_last_error(), "cannot listen on 127.0.0.1:") &&
@@ -382,18 +396,14 @@ TEST(server_close)
 {
 	struct loop l = { .pages = 41 };
 	const struct metrics_source last = { .write = write_page, .ctx = &l };
-	struct metrics_addr a;
 	struct scrape sc = { 0 };
 	int port;
 
-	CHECK_EQ_INT(metrics_addr__parse(&a, "127.0.0.1:0"), 0);
-	if (metrics_server__open(&a, &l.s)) {
-		fprintf(stderr, "%s\n", gt_last_error());
+	port = open_loopback(&l.s);
+	if (port < 0) {
 		CHECK(0);
 		return;
 	}
-	CHECK(sscanf(metrics_server__url(l.s), "http://127.0.0.1:%d/metrics",
-		     &port) == 1);
 	sc.port = port;
 	pthread_create(&sc.thread, NULL, scrape_once, &sc);
 	usleep(300 * 1000);	/* asked, suspended: nothing serves */
