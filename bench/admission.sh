@@ -9,85 +9,145 @@
 # (% of a CPU on average, said at the end) over the CPU the server used
 # untraced is the share of its throughput the probes should take. Also the
 # ledger's costliest second and the tool's own CPU from "Tracing" on.
-# Each tool with --max-overhead 5, the bound users ask for, and 25, where
-# the loss (11% to 30% of the throughput) is above what the mean of ten
-# windows moves by untraced on this kind of VM, so that the model's ratio
-# says something (at 5%, a loss of 3% to 6%, it comes out 0.25 to 3.8).
-# BENCH_ADMIT_WINDOWS (10) windows a tool.
+# Section 7b, the model's check: each tool with --max-overhead 25, where
+# the cost is above the noise, beside a control server (a second one,
+# untraced, loaded the same way in the same seconds): what the probes cost
+# the server measured (tests/fixtures/httpd/probe_cost.awk) against the
+# ledger's cost. BENCH_ADMIT_WINDOWS (10) windows a tool.
 source "$(dirname "$0")/lib.sh"
 
 TOOLS=$(dirname "$GOFUNCCOUNT")
 WINDOWS=${BENCH_ADMIT_WINDOWS:-10}
+PROBE_COST=$(dirname "$0")/../tests/fixtures/httpd/probe_cost.awk
 out=$BENCH_WORK/section7.txt
+out_b=$BENCH_WORK/section7b.txt
 hz=$(getconf CLK_TCK)
 
-start_httpd "$BENCH_WORK/httpd.out"
-# untraced: 5 windows added to U, and the server's CPU ticks and the
-# seconds they took to TICKS and SECS.
-untraced() {
-	local t0 c0
+# windows N: N windows on the server (spid, addr), and on the control at
+# the same time when there is one (cpid, caddr): the server's counts into
+# W; its requests, its CPU ticks, the control's requests and its ticks
+# added to REQ, TICKS, CREQ and CTICKS; the seconds they took into SECS.
+windows() {
+	local t0 c0 cc0 wpid
 	t0=$(date +%s.%N)
 	c0=$(cpu_ticks "$spid")
-	for _ in 1 2 3 4 5; do
-		u+=("$(window "$addr")")
+	[[ -z $cpid ]] || cc0=$(cpu_ticks "$cpid")
+	W=()
+	for _ in $(seq "$1"); do
+		if [[ -n $cpid ]]; then
+			window "$caddr" >"$BENCH_WORK/control.window" &
+			wpid=$!
+		fi
+		W+=("$(window "$addr")")
+		REQ=$((REQ + W[-1]))
+		if [[ -n $cpid ]]; then
+			wait "$wpid"
+			CREQ=$((CREQ + $(<"$BENCH_WORK/control.window")))
+		fi
 	done
-	ticks=$((ticks + $(cpu_ticks "$spid") - c0))
-	secs=$(awk -v s="$secs" -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { print s + t1 - t0 }')
+	TICKS=$((TICKS + $(cpu_ticks "$spid") - c0))
+	[[ -z $cpid ]] || CTICKS=$((CTICKS + $(cpu_ticks "$cpid") - cc0))
+	SECS=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { print t1 - t0 }')
+}
+
+# run_tool TOOL BUDGET: 5 untraced windows, the tool's WINDOWS from its
+# "Tracing", 5 untraced again once it is gone. Sets U (the untraced
+# counts), REQ/TICKS/CREQ/CTICKS/SECS of the untraced windows (and
+# secs_u), T_REQ/T_TICKS/T_CREQ/T_CTICKS/T_SECS of the tool's, PCTS (its
+# windows, % of the untraced median), UNTRACED (that median), LEDGER and
+# WORST (the ledger's average and costliest second), TOOL_CPU.
+run_tool() {
+	local tool=$1 budget=$2 log=$BENCH_WORK/admit-$1 args=('*') tpid c0 c secs_u
+	[[ $tool == gofuncgraph ]] && args=(--no-waits 'net/http.(*conn).serve' '*')
+	REQ=0 TICKS=0 CREQ=0 CTICKS=0
+	windows 5
+	U=("${W[@]}") secs_u=$SECS
+	"$TOOLS/$tool" --max-overhead "$budget" -p "$spid" "${args[@]}" >"$log.out" 2>"$log.err" &
+	tpid=$!
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$log.out" || ! kill -0 "$tpid" 2>/dev/null && break
+		sleep 0.1
+	done
+	c0=$(cpu_ticks "$tpid")
+	local req=$REQ ticks=$TICKS creq=$CREQ cticks=$CTICKS
+	REQ=0 TICKS=0 CREQ=0 CTICKS=0
+	windows "$WINDOWS"
+	T_REQ=$REQ T_TICKS=$TICKS T_CREQ=$CREQ T_CTICKS=$CTICKS T_SECS=$SECS
+	local counts=("${W[@]}")
+	TOOL_CPU=$(awk -v c="$(($(cpu_ticks "$tpid") - c0))" -v hz="$hz" -v s="$SECS" \
+		'BEGIN { printf "%.1f%%", 100 * c / hz / s }')
+	kill -INT "$tpid"
+	wait "$tpid" || die "$tool exited with an error: $(tail -2 "$log.err")"
+	REQ=$req TICKS=$ticks CREQ=$creq CTICKS=$cticks
+	windows 5
+	U+=("${W[@]}")
+	SECS=$(awk -v a="$secs_u" -v b="$SECS" 'BEGIN { print a + b }')
+	UNTRACED=$(printf '%s\n' "${U[@]}" | median)
+	PCTS=()
+	for c in "${counts[@]}"; do
+		PCTS+=("$(awk -v c="$c" -v u="$UNTRACED" 'BEGIN { printf "%.0f", 100 * c / u }')")
+	done
+	LEDGER=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$log.err")
+	WORST=$(sed -n 's/.*, \([0-9.]*\)% in the costliest second.*/\1/p' "$log.err")
+	[[ -n $LEDGER && -n $WORST ]] || die "$tool said nothing of what the probes cost: $(tail -2 "$log.err")"
 }
 
 {
-	echo "7. --max-overhead 5 and 25 '*' on the stripped net/http fixture under ab -c 8 (loopback),"
+	echo "7. --max-overhead 5 '*' on the stripped net/http fixture under ab -c 8 (loopback),"
 	echo "   each tool between 5 untraced windows before and 5 after (their median, req/s,"
 	echo "   and the CPU the server used): $WINDOWS 1-second windows from the tool's"
 	echo "   \"Tracing\", % of that median; the loss measured (1 - their mean) and"
 	echo "   predicted (the ledger's average cost over the server's CPU), their ratio,"
-	echo "   the ledger's costliest second and the tool's own CPU from \"Tracing\" on;"
-	echo "   each tool with --max-overhead 5, then 25 (the model's check: a loss above the noise)"
+	echo "   the ledger's costliest second and the tool's own CPU from \"Tracing\" on"
 	printf '   %-16s %9s %6s %-40s %6s %8s %6s %9s %6s %9s %8s\n' tool untraced server \
 		windows median measured ledger predicted ratio costliest "tool CPU"
 } >"$out"
+{
+	echo "7b. The model: --max-overhead 25 '*' on the same server beside a control (a second"
+	echo "   one, untraced, under ab -c 8 in the same seconds), the windows as in 7: what"
+	echo "   the probes cost the server measured (its CPU in the tool's windows beyond what"
+	echo "   their requests took at its CPU per request untraced, scaled by the control's"
+	echo "   change: tests/fixtures/httpd/probe_cost.awk) and what the ledger says, % of a"
+	echo "   CPU, their ratio; the server's CPU in the tool's windows, the ledger's costliest"
+	echo "   second and the tool's own CPU"
+	printf '   %-16s %9s %-40s %6s %8s %6s %6s %6s %9s %8s\n' tool untraced \
+		windows median measured ledger ratio server costliest "tool CPU"
+} >"$out_b"
 
-for budget in 5 25; do
-	for tool in gofunccount gofunclatency gotrace gofuncgraph; do
-		args=('*')
-		[[ $tool == gofuncgraph ]] && args=(--no-waits 'net/http.(*conn).serve' '*')
-		log=$BENCH_WORK/admit-$tool
-		u=() ticks=0 secs=0
-		untraced
-		"$TOOLS/$tool" --max-overhead "$budget" -p "$spid" "${args[@]}" >"$log.out" 2>"$log.err" &
-		tpid=$!
-		for _ in $(seq 300); do
-			grep -q '^Tracing' "$log.out" || ! kill -0 "$tpid" 2>/dev/null && break
-			sleep 0.1
-		done
-		c0=$(cpu_ticks "$tpid")
-		counts=()
-		for _ in $(seq "$WINDOWS"); do
-			counts+=("$(window "$addr")")
-		done
-		tool_cpu=$(awk -v c="$(($(cpu_ticks "$tpid") - c0))" -v hz="$hz" -v n="$WINDOWS" \
-			'BEGIN { printf "%.1f%%", 100 * c / hz / n }')
-		kill -INT "$tpid"
-		wait "$tpid" || die "$tool exited with an error: $(tail -2 "$log.err")"
-		untraced
-		untraced=$(printf '%s\n' "${u[@]}" | median)
-		server_cpu=$(awk -v c="$ticks" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * c / hz / s }')
-		pcts=()
-		for c in "${counts[@]}"; do
-			pcts+=("$(awk -v c="$c" -v u="$untraced" 'BEGIN { printf "%.0f", 100 * c / u }')")
-		done
-		ledger=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$log.err")
-		worst=$(sed -n 's/.*, \([0-9.]*\)% in the costliest second.*/\1/p' "$log.err")
-		[[ -n $ledger && -n $worst ]] || die "$tool said nothing of what the probes cost: $(tail -2 "$log.err")"
-		med=$(printf '%s\n' "${pcts[@]}" | median)
-		measured=$(printf '%s\n' "${pcts[@]}" | awk '{ s += $1 } END { printf "%.1f", 100 - s / NR }')
-		predicted=$(awk -v l="$ledger" -v s="$server_cpu" 'BEGIN { printf "%.1f", 100 * l / s }')
-		printf '   %-16s %9s %5s%% %-40s %5s%% %7s%% %5s%% %8s%% %6s %8s%% %8s\n' \
-			"$tool $budget%" "$untraced" "$server_cpu" "${pcts[*]}" \
-			"$med" "$measured" "$ledger" "$predicted" \
-			"$(ratio "$measured" "$predicted")" "$worst" "$tool_cpu" >>"$out"
-		note "section 7: $tool at $budget% done"
-	done
+start_httpd "$BENCH_WORK/httpd.out"
+cpid= caddr=
+for tool in gofunccount gofunclatency gotrace gofuncgraph; do
+	run_tool "$tool" 5
+	server_cpu=$(awk -v c="$TICKS" -v hz="$hz" -v s="$SECS" 'BEGIN { printf "%.0f", 100 * c / hz / s }')
+	med=$(printf '%s\n' "${PCTS[@]}" | median)
+	measured=$(printf '%s\n' "${PCTS[@]}" | awk '{ s += $1 } END { printf "%.1f", 100 - s / NR }')
+	predicted=$(awk -v l="$LEDGER" -v s="$server_cpu" 'BEGIN { printf "%.1f", 100 * l / s }')
+	printf '   %-16s %9s %5s%% %-40s %5s%% %7s%% %5s%% %8s%% %6s %8s%% %8s\n' \
+		"$tool 5%" "$UNTRACED" "$server_cpu" "${PCTS[*]}" \
+		"$med" "$measured" "$LEDGER" "$predicted" \
+		"$(ratio "$measured" "$predicted")" "$WORST" "$TOOL_CPU" >>"$out"
+	note "section 7: $tool at 5% done"
 done
-kill -TERM "$spid"
+
+s=$spid a=$addr
+start_httpd "$BENCH_WORK/control.out"
+cpid=$spid caddr=$addr spid=$s addr=$a
+# as warm as the traced server (a Go server serves faster after some
+# 30,000 requests)
+timeout 60 ab -q -s 5 -n 30000 -c 8 "http://$caddr/" >/dev/null 2>&1 || true
+for tool in gofunccount gofunclatency gotrace gofuncgraph; do
+	run_tool "$tool" 25
+	read -r measured server_cpu < <(awk -v hz="$hz" \
+		-v req="$REQ" -v ticks="$TICKS" -v creq="$CREQ" -v cticks="$CTICKS" \
+		-v treq="$T_REQ" -v tticks="$T_TICKS" -v tcreq="$T_CREQ" \
+		-v tcticks="$T_CTICKS" -v secs="$T_SECS" -f "$PROBE_COST") ||
+		die "section 7b: no cost measured for $tool"
+	med=$(printf '%s\n' "${PCTS[@]}" | median)
+	printf '   %-16s %9s %-40s %5s%% %7s%% %5s%% %6s %5s%% %8s%% %8s\n' \
+		"$tool 25%" "$UNTRACED" "${PCTS[*]}" "$med" "$measured" "$LEDGER" \
+		"$(ratio "$measured" "$LEDGER")" "$server_cpu" "$WORST" "$TOOL_CPU" >>"$out_b"
+	note "section 7b: $tool at 25% done"
+done
+kill -TERM "$spid" "$cpid"
 wait "$spid" || true
+wait "$cpid" || true

@@ -19,10 +19,12 @@
 #      without -S, the untraced loop and an empty BPF program at the
 #      tracker's sites; gofuncgraph's cost per recorded call and roots a
 #      second (bench/sched.sh)
-#   7. --max-overhead 5 and 25 '*' on the stripped net/http fixture under
+#   7. --max-overhead 5 '*' on the stripped net/http fixture under
 #      ApacheBench: each tool's 1-second windows from its "Tracing" against
 #      untraced ones before and after, beside the loss its ledger predicts
-#      and its costliest second (bench/admission.sh)
+#      and its costliest second; 7b, the model: --max-overhead 25 beside an
+#      untraced control server, what the probes cost measured against the
+#      ledger (bench/admission.sh)
 #   8. --prometheus on the same server: its rate with a scrape every 100 ms
 #      against its rate without, the tool's CPU, a scrape's time and size
 #      (bench/metrics.sh)
@@ -115,7 +117,7 @@ part metrics
 part attach
 part rss table
 
-for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7 8; do
+for s in 1 2 3 4a 4b 5a 5b 5c 6a 6b 7 7b 8; do
 	[[ -f $BENCH_WORK/section$s.txt ]] || continue
 	echo
 	cat "$BENCH_WORK/section$s.txt"

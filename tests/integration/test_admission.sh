@@ -31,9 +31,11 @@
 # second attempt, one in its third (its medians 89%, 86.5%, 95.5%): so
 # four attempts.
 #
-# The model (issue 22): the throughput lost against the loss the ledger
-# predicts, gofunccount's and gofunclatency's, within 1.5 x either way,
-# with --max-overhead 25 (model_case says why not 5).
+# The model (issue 22): what the probes cost the server measured against
+# what the ledger says (the same as the throughput lost per CPU-second
+# against the loss predicted), gofunccount's and gofunclatency's, within
+# 1.5 x either way, with --max-overhead 25, beside an untraced control
+# server (model_case says why).
 source "$(dirname "$0")/lib.sh"
 
 FIXTURE=$FIX/httpd-go1.27-stripped
@@ -47,6 +49,7 @@ BUDGET=5
 MODEL_BUDGET=25
 MODEL_FACTOR=1.5
 MODEL_ATTEMPTS=3
+PROBE_COST=$ROOT/tests/fixtures/httpd/probe_cost.awk
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
 # its failed requests, as "COMPLETE FAILED".
@@ -62,19 +65,15 @@ median() {
 }
 
 # windows N: N windows on the running server, their requests into W,
-# their failed requests added to FAILED, the server's CPU time (clock
-# ticks) and the seconds they took added to TICKS and SECS.
+# their failed requests added to FAILED.
 windows() {
-	local w c0 t0=$EPOCHREALTIME
-	c0=$(cpu_ticks "$spid")
+	local w
 	W=()
 	for _ in $(seq "$1"); do
 		w=$(window "$addr")
 		W+=("${w% *}")
 		failed=$((failed + ${w#* }))
 	done
-	TICKS=$((TICKS + $(cpu_ticks "$spid") - c0))
-	SECS=$(awk -v s="$SECS" -v t0="$t0" -v t1="$EPOCHREALTIME" 'BEGIN { print s + t1 - t0 }')
 }
 
 # cpu_ticks PID: its user and system time, in clock ticks.
@@ -84,17 +83,14 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # untraced windows, the tool's from its "Tracing", untraced again once it
 # is gone; the tool's as % of the median of the untraced (before and
 # after: the rate of this VM moves by a fifth from one ten seconds to the
-# next, untraced) into PCTS, the untraced into UNTRACED, the CPU the
-# server used untraced (% of one) into SERVER_CPU, the tool's own (% of
-# one, from its "Tracing" to Ctrl-C) into TOOL_CPU. Sets RC, the tool's
-# exit status.
+# next, untraced) into PCTS, the untraced into UNTRACED, the tool's own
+# CPU (% of one, from its "Tracing" to Ctrl-C) into TOOL_CPU. Sets RC,
+# the tool's exit status.
 admit_try() {
 	local tool=$1 tpid before c traced tc0 t0
 	shift
-	TICKS=0 SECS=0
 	windows "$UNTRACED_WINDOWS"
 	before=("${W[@]}")
-	local ticks=$TICKS secs=$SECS
 	"$BUILD/$tool" --max-overhead "$BUDGET" -p "$spid" "$@" >"$out.out" 2>"$out.err" &
 	tpid=$!
 	for _ in $(seq 300); do
@@ -110,12 +106,8 @@ admit_try() {
 	kill -INT "$tpid" 2>/dev/null
 	wait "$tpid"
 	RC=$?
-	TICKS=0 SECS=0
 	windows "$UNTRACED_WINDOWS"
 	UNTRACED=("${before[@]}" "${W[@]}")
-	SERVER_CPU=$(awk -v c="$((ticks + TICKS))" -v hz="$(getconf CLK_TCK)" \
-		-v s="$(awk -v a="$secs" -v b="$SECS" 'BEGIN { print a + b }')" \
-		'BEGIN { printf "%.0f", 100 * c / hz / s }')
 	untraced=$(median "${UNTRACED[@]}")
 	PCTS=()
 	for c in "${traced[@]}"; do
@@ -179,30 +171,82 @@ admit_case() {
 	fi
 }
 
-# model_case NAME TOOL ARGS...: issue 22's check of the model: the loss of
-# throughput measured (100% less the mean of the tool's windows, % of the
-# untraced median) against the loss the ledger predicts (what it says the
-# probes cost on average, % of a CPU, over the CPU the server used
-# untraced), within a factor of MODEL_FACTOR either way, in one of
-# MODEL_ATTEMPTS attempts. With --max-overhead MODEL_BUDGET: at 5% the
-# loss predicted, 3% to 5% of the throughput, is under what the mean of
-# ten windows moves by untraced on this VM, and the ratio came out 0.25 to
-# 3.8; at 25% (a loss of 11% to 30%) it was 0.69 to 1.44 in all runs
-# of the four tools but two (2026-11-27; those two 1.79, and no loss
-# measured, the untraced rate having moved: hence attempts).
+# paired_windows N: N windows at once on the traced server (spid, addr)
+# and on the control (cpid, caddr): the requests each completed into REQ
+# and CREQ, their CPU ticks into TICKS and CTICKS, the seconds taken into
+# SECS; the traced server's failed requests added to FAILED.
+paired_windows() {
+	local w c a0 c0 t0=$EPOCHREALTIME wpid
+	REQ=0 CREQ=0
+	a0=$(cpu_ticks "$spid") c0=$(cpu_ticks "$cpid")
+	for _ in $(seq "$1"); do
+		window "$caddr" >"$TMP/control.window" &
+		wpid=$!
+		w=$(window "$addr")
+		wait "$wpid"
+		c=$(<"$TMP/control.window")
+		REQ=$((REQ + ${w% *})) CREQ=$((CREQ + ${c% *}))
+		failed=$((failed + ${w#* }))
+	done
+	TICKS=$(($(cpu_ticks "$spid") - a0)) CTICKS=$(($(cpu_ticks "$cpid") - c0))
+	SECS=$(awk -v t0="$t0" -v t1="$EPOCHREALTIME" 'BEGIN { print t1 - t0 }')
+}
+
+# model_try TOOL ARGS...: one attempt of the model's check with
+# --max-overhead MODEL_BUDGET: paired windows untraced, the tool's from
+# its "Tracing", untraced again once it is gone. What the probes cost the
+# server, measured beside the control (% of a CPU, into MEASURED; see
+# PROBE_COST), and its CPU in the tool's windows (SERVER_CPU); RC, the
+# tool's exit status.
+model_try() {
+	local tool=$1 tpid req ticks creq cticks
+	shift
+	paired_windows "$UNTRACED_WINDOWS"
+	req=$REQ ticks=$TICKS creq=$CREQ cticks=$CTICKS
+	"$BUILD/$tool" --max-overhead "$MODEL_BUDGET" -p "$spid" "$@" >"$out.out" 2>"$out.err" &
+	tpid=$!
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
+		sleep 0.1
+	done
+	paired_windows "$WINDOWS"
+	local treq=$REQ tticks=$TICKS tcreq=$CREQ tcticks=$CTICKS tsecs=$SECS
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid"
+	RC=$?
+	paired_windows "$UNTRACED_WINDOWS"
+	req=$((req + REQ)) ticks=$((ticks + TICKS))
+	creq=$((creq + CREQ)) cticks=$((cticks + CTICKS))
+	MEASURED= SERVER_CPU=
+	read -r MEASURED SERVER_CPU < <(awk -v hz="$(getconf CLK_TCK)" \
+		-v req="$req" -v ticks="$ticks" -v creq="$creq" -v cticks="$cticks" \
+		-v treq="$treq" -v tticks="$tticks" -v tcreq="$tcreq" \
+		-v tcticks="$tcticks" -v secs="$tsecs" -f "$PROBE_COST")
+}
+
+# model_case NAME TOOL ARGS...: issue 22's check of the model: what the
+# probes cost the server, measured beside a control server (model_try),
+# against what the ledger says they cost on average (% of a CPU), within
+# a factor of MODEL_FACTOR either way in one of MODEL_ATTEMPTS attempts;
+# the same as the share of its throughput per CPU-second lost, measured
+# against predicted. Measured against the server's untraced windows alone
+# (the loss of its rate against the ledger's cost over its CPU untraced),
+# the ratio came out -0.88 to 1.53 in twelve attempts on 2026-11-28 (two
+# CI runs failed on it); beside a control, 0.92 to 1.30 in 16 of 17
+# attempts that evening, 0.58 in one.
+# With --max-overhead MODEL_BUDGET: at 5% the cost is near what the mean
+# of ten windows moves by.
 model_case() {
-	local name=$1 tool=$2 out=$TMP/model-$2 failed=0 said= try untraced
-	local ledger measured predicted ratio met=
+	local name=$1 tool=$2 out=$TMP/model-$2 failed=0 said= try
+	local ledger ratio met=
 	shift 2
 	for try in $(seq "$MODEL_ATTEMPTS"); do
-		BUDGET=$MODEL_BUDGET admit_try "$tool" "$@"
+		model_try "$tool" "$@"
 		[[ $RC -ne 0 || $failed -ne 0 ]] && break
 		ledger=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
-		[[ -n $ledger ]] || break
-		measured=$(printf '%s\n' "${PCTS[@]}" | awk '{ s += $1 } END { printf "%.1f", 100 - s / NR }')
-		predicted=$(awk -v l="$ledger" -v c="$SERVER_CPU" 'BEGIN { printf "%.1f", 100 * l / c }')
-		ratio=$(awk -v m="$measured" -v p="$predicted" 'BEGIN { printf "%.2f", (p > 0 ? m / p : 99) }')
-		said+="${said:+; }loss $measured% measured, $predicted% predicted (${ledger}% of a CPU over the server's $SERVER_CPU%): $ratio"
+		[[ -n $ledger && -n $MEASURED ]] || break
+		ratio=$(awk -v m="$MEASURED" -v l="$ledger" 'BEGIN { printf "%.2f", (l > 0 ? m / l : 99) }')
+		said+="${said:+; }$MEASURED% of a CPU measured, $ledger% said (a loss of $(awk -v m="$MEASURED" -v l="$ledger" -v c="$SERVER_CPU" 'BEGIN { printf "%.1f%% against %.1f%%", 100 * m / c, 100 * l / c }') of the throughput per CPU-second, the server at $SERVER_CPU%): $ratio"
 		if awk -v r="$ratio" -v f="$MODEL_FACTOR" 'BEGIN { exit !(r * f >= 1 && r <= f) }'; then
 			met=$try
 			break
@@ -214,11 +258,30 @@ model_case() {
 		fail "$name" "$failed requests failed"
 	elif [[ -z $ledger ]]; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
+	elif [[ -z $MEASURED ]]; then
+		fail "$name" "a server served no request in a window"
 	elif [[ -z $met ]]; then
 		fail "$name" "$said: not within $MODEL_FACTOR x in $MODEL_ATTEMPTS attempts"
 	else
 		pass "$name: attempt $met of $MODEL_ATTEMPTS: $said"
 	fi
+}
+
+# model_cases: the model's checks, beside a control server (model_case),
+# warmed up first as the traced one was by the cases before (a Go server
+# serves faster after some 30,000 requests).
+model_cases() {
+	local s=$spid a=$addr cpid caddr
+	start_httpd "$FIXTURE" "$TMP/control" || {
+		fail "the model" "the control server did not start: $(head -2 "$TMP/control.out")"
+		return
+	}
+	cpid=$spid caddr=$addr spid=$s addr=$a
+	timeout 60 ab -q -s 5 -n 30000 -c 8 "http://$caddr/" >/dev/null 2>&1
+	model_case "gofunccount --max-overhead $MODEL_BUDGET '*': the model" gofunccount '*'
+	model_case "gofunclatency --max-overhead $MODEL_BUDGET '*': the model" gofunclatency '*'
+	kill -TERM "$cpid"
+	wait "$cpid"
 }
 
 # events_kept OUT: gotrace reads its events while probes are tried: what
@@ -297,8 +360,7 @@ test_admission() {
 		admit_case "gotrace --max-overhead 5 --no-values '*'" gotrace --no-values '*'
 		admit_case "gofuncgraph --max-overhead 5 --no-waits net/http.(*conn).serve '*'" \
 			gofuncgraph --no-waits 'net/http.(*conn).serve' '*'
-		model_case "gofunccount --max-overhead $MODEL_BUDGET '*': the model" gofunccount '*'
-		model_case "gofunclatency --max-overhead $MODEL_BUDGET '*': the model" gofunclatency '*'
+		model_cases
 	fi
 	kill -TERM "$spid"
 	wait "$spid"
