@@ -79,6 +79,18 @@ windows() {
 # cpu_ticks PID: its user and system time, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# start_tool TOOL PCT ARGS...: TOOL --max-overhead PCT on the server, its
+# output in OUT.out and OUT.err; returns once it says "Tracing" (or is
+# gone, or after 30 s), its pid in TPID.
+start_tool() {
+	"$BUILD/$1" --max-overhead "$2" -p "$spid" "${@:3}" >"$out.out" 2>"$out.err" &
+	tpid=$!
+	for _ in $(seq 300); do
+		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+
 # admit_try TOOL ARGS...: one attempt with --max-overhead $BUDGET:
 # untraced windows, the tool's from its "Tracing", untraced again once it
 # is gone; the tool's as % of the median of the untraced (before and
@@ -91,12 +103,7 @@ admit_try() {
 	shift
 	windows "$UNTRACED_WINDOWS"
 	before=("${W[@]}")
-	"$BUILD/$tool" --max-overhead "$BUDGET" -p "$spid" "$@" >"$out.out" 2>"$out.err" &
-	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
-		sleep 0.1
-	done
+	start_tool "$tool" "$BUDGET" "$@"
 	tc0=$(cpu_ticks "$tpid") t0=$EPOCHREALTIME
 	windows "$WINDOWS"
 	traced=("${W[@]}")
@@ -203,12 +210,7 @@ model_try() {
 	shift
 	paired_windows "$UNTRACED_WINDOWS"
 	req=$REQ ticks=$TICKS creq=$CREQ cticks=$CTICKS
-	"$BUILD/$tool" --max-overhead "$MODEL_BUDGET" -p "$spid" "$@" >"$out.out" 2>"$out.err" &
-	tpid=$!
-	for _ in $(seq 300); do
-		grep -q '^Tracing' "$out.out" || ! kill -0 "$tpid" 2>/dev/null && break
-		sleep 0.1
-	done
+	start_tool "$tool" "$MODEL_BUDGET" "$@"
 	paired_windows "$WINDOWS"
 	local treq=$REQ tticks=$TICKS tcreq=$CREQ tcticks=$CTICKS tsecs=$SECS
 	kill -INT "$tpid" 2>/dev/null
