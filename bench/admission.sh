@@ -26,13 +26,13 @@ hz=$(getconf CLK_TCK)
 # windows N: N windows on the server (spid, addr), and on the control at
 # the same time when there is one (cpid, caddr): the server's counts into
 # W; its requests, its CPU ticks, the control's requests and its ticks
-# added to REQ, TICKS, CREQ and CTICKS; the seconds they took into SECS.
+# into REQ, TICKS, CREQ and CTICKS; the seconds they took into SECS.
 windows() {
 	local t0 c0 cc0 wpid
 	t0=$(date +%s.%N)
 	c0=$(cpu_ticks "$spid")
 	[[ -z $cpid ]] || cc0=$(cpu_ticks "$cpid")
-	W=()
+	W=() REQ=0 CREQ=0 CTICKS=0
 	for _ in $(seq "$1"); do
 		if [[ -n $cpid ]]; then
 			window "$caddr" >"$BENCH_WORK/control.window" &
@@ -45,23 +45,23 @@ windows() {
 			CREQ=$((CREQ + $(<"$BENCH_WORK/control.window")))
 		fi
 	done
-	TICKS=$((TICKS + $(cpu_ticks "$spid") - c0))
-	[[ -z $cpid ]] || CTICKS=$((CTICKS + $(cpu_ticks "$cpid") - cc0))
+	TICKS=$(($(cpu_ticks "$spid") - c0))
+	[[ -z $cpid ]] || CTICKS=$(($(cpu_ticks "$cpid") - cc0))
 	SECS=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { print t1 - t0 }')
 }
 
 # run_tool TOOL BUDGET: 5 untraced windows, the tool's WINDOWS from its
-# "Tracing", 5 untraced again once it is gone. Sets U (the untraced
-# counts), REQ/TICKS/CREQ/CTICKS/SECS of the untraced windows (and
-# secs_u), T_REQ/T_TICKS/T_CREQ/T_CTICKS/T_SECS of the tool's, PCTS (its
+# "Tracing", 5 untraced again once it is gone. Sets REQ, TICKS, CREQ,
+# CTICKS and SECS of the untraced windows together, T_REQ, T_TICKS,
+# T_CREQ, T_CTICKS and T_SECS of the tool's (windows), PCTS (the tool's
 # windows, % of the untraced median), UNTRACED (that median), LEDGER and
 # WORST (the ledger's average and costliest second), TOOL_CPU.
 run_tool() {
-	local tool=$1 budget=$2 log=$BENCH_WORK/admit-$1 args=('*') tpid c0 c secs_u
+	local tool=$1 budget=$2 log=$BENCH_WORK/admit-$1 args=('*') tpid c0 c u
 	[[ $tool == gofuncgraph ]] && args=(--no-waits 'net/http.(*conn).serve' '*')
-	REQ=0 TICKS=0 CREQ=0 CTICKS=0
 	windows 5
-	U=("${W[@]}") secs_u=$SECS
+	u=("${W[@]}")
+	local req=$REQ ticks=$TICKS creq=$CREQ cticks=$CTICKS secs=$SECS
 	"$TOOLS/$tool" --max-overhead "$budget" -p "$spid" "${args[@]}" >"$log.out" 2>"$log.err" &
 	tpid=$!
 	for _ in $(seq 300); do
@@ -69,8 +69,6 @@ run_tool() {
 		sleep 0.1
 	done
 	c0=$(cpu_ticks "$tpid")
-	local req=$REQ ticks=$TICKS creq=$CREQ cticks=$CTICKS
-	REQ=0 TICKS=0 CREQ=0 CTICKS=0
 	windows "$WINDOWS"
 	T_REQ=$REQ T_TICKS=$TICKS T_CREQ=$CREQ T_CTICKS=$CTICKS T_SECS=$SECS
 	local counts=("${W[@]}")
@@ -78,11 +76,12 @@ run_tool() {
 		'BEGIN { printf "%.1f%%", 100 * c / hz / s }')
 	kill -INT "$tpid"
 	wait "$tpid" || die "$tool exited with an error: $(tail -2 "$log.err")"
-	REQ=$req TICKS=$ticks CREQ=$creq CTICKS=$cticks
 	windows 5
-	U+=("${W[@]}")
-	SECS=$(awk -v a="$secs_u" -v b="$SECS" 'BEGIN { print a + b }')
-	UNTRACED=$(printf '%s\n' "${U[@]}" | median)
+	u+=("${W[@]}")
+	REQ=$((req + REQ)) TICKS=$((ticks + TICKS))
+	CREQ=$((creq + CREQ)) CTICKS=$((cticks + CTICKS))
+	SECS=$(awk -v a="$secs" -v b="$SECS" 'BEGIN { print a + b }')
+	UNTRACED=$(printf '%s\n' "${u[@]}" | median)
 	PCTS=()
 	for c in "${counts[@]}"; do
 		PCTS+=("$(awk -v c="$c" -v u="$UNTRACED" 'BEGIN { printf "%.0f", 100 * c / u }')")

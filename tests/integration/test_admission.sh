@@ -81,7 +81,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 # start_tool TOOL PCT ARGS...: TOOL --max-overhead PCT on the server, its
 # output in OUT.out and OUT.err; returns once it says "Tracing" (or is
-# gone, or after 30 s), its pid in TPID.
+# gone, or after 30 s), its pid in the caller's tpid.
 start_tool() {
 	"$BUILD/$1" --max-overhead "$2" -p "$spid" "${@:3}" >"$out.out" 2>"$out.err" &
 	tpid=$!
