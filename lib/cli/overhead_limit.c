@@ -839,42 +839,58 @@ char *overhead_index__str(const struct overhead_index *i, char *buf,
 	return buf;
 }
 
-void overhead_limit__print(const struct overhead_limit *l, FILE *f,
-			   const char *tool, int n, bool verbose,
-			   overhead_name_fn name_of, void *ctx)
+/* The indexes detached in the rounds not said yet, those refused on
+ * trial or the others (REFUSED): with VERBOSE, a line for each on F; the
+ * most costly into *TOP. Returns how many. */
+static int unsaid(const struct overhead_limit *l, bool refused, FILE *f,
+		  const char *tool, bool verbose, overhead_name_fn name_of,
+		  void *ctx, size_t *top)
 {
-	const struct overhead_index *x, *top = NULL;
-	size_t i, itop = 0;
+	const struct overhead_index *x;
 	char buf[128];
+	size_t i;
+	int n = 0;
 
-	if (n <= 0)
-		return;
 	for (i = 0; i < l->nindexes; i++) {
 		x = &l->indexes[i];
-		if (!x->detached || x->round != l->rounds)
+		/* round 0: refused by an admission not over yet */
+		if (!x->detached || x->refused != refused ||
+		    x->round <= l->said)
 			continue;
 		if (verbose)
 			fprintf(f, "%s: %s %s\n", tool, name_of(ctx, i),
 				overhead_index__str(x, buf, sizeof(buf)));
-		if (!top || x->cost_rate > top->cost_rate) {
-			top = x;
-			itop = i;
-		}
+		if (!n++ || x->cost_rate > l->indexes[*top].cost_rate)
+			*top = i;
 	}
-	if (verbose || !top)
+	return n;
+}
+
+void overhead_limit__print(struct overhead_limit *l, FILE *f,
+			   const char *tool, bool verbose,
+			   overhead_name_fn name_of, void *ctx)
+{
+	size_t top = 0;
+	char buf[128];
+	int n;
+
+	if (l->said == l->rounds)
 		return;
-	if (top->refused)
-		fprintf(f, "%s: over --max-overhead %g%%: %d of %zu probed "
-			"functions not attached, the most costly %s (%s)%s\n",
-			tool, l->pct, n, l->nindexes, name_of(ctx, itop),
-			overhead_index__str(top, buf, sizeof(buf)),
-			n > 1 ? " (-v lists them)" : "");
-	else
+	n = unsaid(l, false, f, tool, verbose, name_of, ctx, &top);
+	if (n && !verbose)
 		fprintf(f, "%s: over --max-overhead %g%%: %d probed function%s "
 			"detached, the most costly %s %s%s\n", tool, l->pct, n,
-			n == 1 ? "" : "s", name_of(ctx, itop),
-			overhead_index__str(top, buf, sizeof(buf)),
+			n == 1 ? "" : "s", name_of(ctx, top),
+			overhead_index__str(&l->indexes[top], buf, sizeof(buf)),
 			n > 1 ? " (-v lists them)" : "");
+	n = unsaid(l, true, f, tool, verbose, name_of, ctx, &top);
+	if (n && !verbose)
+		fprintf(f, "%s: over --max-overhead %g%%: %d of %zu probed "
+			"functions not attached, the most costly %s (%s)%s\n",
+			tool, l->pct, n, l->nindexes, name_of(ctx, top),
+			overhead_index__str(&l->indexes[top], buf, sizeof(buf)),
+			n > 1 ? " (-v lists them)" : "");
+	l->said = l->rounds;
 	fflush(f);
 }
 

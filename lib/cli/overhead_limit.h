@@ -252,6 +252,7 @@ struct overhead_limit {
 	size_t nrefused;		/* refused on trial */
 	size_t nuntried;		/* the trace ended before their trial */
 	unsigned int rounds;		/* checks that detached some */
+	unsigned int said;		/* the rounds said so far */
 	/* the BPF side, once loaded: its counters mapped into memory */
 	struct percpu_mmap hits;	/* probe_hits, by index */
 	struct percpu_mmap paid;	/* probe_paid, by enum probe_paid_slot */
@@ -431,13 +432,17 @@ char *overhead_index__str(const struct overhead_index *i, char *buf,
 typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
 
 /*
- * After a check detached N indexes, or admission refused N, say so on F:
- * "TOOL: over --max-overhead PCT%: N functions detached, the most costly
- * NAME after ... (-v lists them)", or "N of M probed functions not
- * attached"; with VERBOSE, a line per index.
+ * Say on F what the rounds not said yet detached or refused: "TOOL: over
+ * --max-overhead PCT%: N probed functions detached, the most costly NAME
+ * detached after ... (-v lists them)", and "N of M probed functions not
+ * attached, the most costly ..."; with VERBOSE, a line per index instead.
+ * The checks that run while admission tries the others detach too: what
+ * they detached is said at the next call (a tool calls this between
+ * trials, after admission, and after its own checks), the refused once
+ * admission is over.
  */
-void overhead_limit__print(const struct overhead_limit *l, FILE *f,
-			   const char *tool, int n, bool verbose,
+void overhead_limit__print(struct overhead_limit *l, FILE *f,
+			   const char *tool, bool verbose,
 			   overhead_name_fn name_of, void *ctx);
 
 /*

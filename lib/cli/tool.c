@@ -297,17 +297,17 @@ bool tool_clock__over(const struct tool_clock *c, const struct tool_options *o,
 
 int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
 {
-	int n;
+	int err;
 
 	if (!c->limit.limit)
 		return 0;
-	n = overhead_limit__check(c->limit.limit);
-	if (n < 0) {
-		c->error = n;
-		return n;
+	err = overhead_limit__check(c->limit.limit);
+	if (err < 0) {
+		c->error = err;
+		return err;
 	}
 	overhead_limit__print(c->limit.limit, stderr,
-			      program_invocation_short_name, n, o->verbose,
+			      program_invocation_short_name, o->verbose,
 			      c->limit.name_of, c->limit.ctx);
 	overhead_limit__print_fixed(c->limit.limit, stderr,
 				    program_invocation_short_name);
@@ -323,13 +323,17 @@ struct admit_ctx {
 };
 
 /* Between trials: the events that came (when the tool has any), the
- * metrics asked for, and whether to stop trying. */
+ * metrics asked for, what the checks between the trials detached, and
+ * whether to stop trying. */
 static bool admit_stop(void *ctx)
 {
 	struct admit_ctx *a = ctx;
 	struct tool_clock c = { 0 };	/* no interval, no duration */
 	bool gone;
 
+	overhead_limit__print(a->tl->limit, stderr,
+			      program_invocation_short_name, a->o->verbose,
+			      a->tl->name_of, a->tl->ctx);
 	if (a->tl->rb && !a->err) {
 		a->err = tool__poll_events(a->tl->rb, 0);
 		if (!a->err && a->tl->after_poll)
@@ -371,7 +375,7 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 	if (n < 0)
 		return n;
 	overhead_limit__print(tl->limit, stderr, program_invocation_short_name,
-			      n, o->verbose, tl->name_of, tl->ctx);
+			      o->verbose, tl->name_of, tl->ctx);
 	return 0;
 }
 

@@ -134,6 +134,22 @@ own_cpu_said() {
 			'BEGIN { d = own + work - m; exit !(d * d <= (1 + m / 4) ^ 2) }'
 }
 
+# detached_said OUT TOOL: what the tool said it detached, a line per round
+# ("N probed functions detached", SAID their sum), adds up to the detached
+# of its last line (DETACHED); gofunccount's table marks as many partial
+# (its rows with "detached after", ROWS). The checks between trials
+# detach too: until 2026-11-28 what they detached was only counted.
+detached_said() {
+	DETACHED=$(sed -n 's/.* functions\? not attached, \([0-9]*\) detached.*/\1/p' "$1.err")
+	SAID=$(sed -n 's/.*over --max-overhead [0-9.]*%: \([0-9]*\) probed functions\? detached.*/\1/p' "$1.err" |
+		awk '{ s += $1 } END { print s + 0 }')
+	ROWS=
+	[[ -n $DETACHED && $SAID -eq $DETACHED ]] || return 1
+	[[ $2 == gofunccount ]] || return 0
+	ROWS=$(grep -c 'partial: detached after' "$1.out")
+	((ROWS == DETACHED))
+}
+
 # admit_case NAME TOOL ARGS...: the tool on the running server (spid,
 # addr), up to ATTEMPTS times until one meets the goal; the windows of all
 # attempts must meet the median's goal together (a miss that noise does
@@ -167,6 +183,8 @@ admit_case() {
 		fail "$name" "its own CPU said $own%, measured $TOOL_CPU% from \"Tracing\" on (of which $work% attaching and detaching)"
 	elif ! grep -q "over --max-overhead 5%: [0-9]* of [0-9]* probed functions not attached" "$out.err"; then
 		fail "$name" "nothing said not attached on a server this busy: $(tail -2 "$out.err")"
+	elif ! detached_said "$out" "$tool"; then
+		fail "$name" "${DETACHED:-no count of the} detached at the end, $SAID said detached${ROWS:+, $ROWS rows marked so}"
 	elif [[ -z $met ]]; then
 		fail "$name" "$said: a window under $MIN_PCT% of the lowest untraced or a median under $MEDIAN_PCT% in each of $ATTEMPTS attempts"
 	elif ((med < ALL_MEDIAN_PCT)); then
@@ -174,7 +192,7 @@ admit_case() {
 	elif ! events_kept "$out"; then
 		fail "$name" "$lost events lost, $printed lines printed: the events of the probes kept are not read while the others are tried"
 	else
-		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err"); its own CPU $own% ($TOOL_CPU% measured)${printed:+; $printed lines printed, $lost events lost}"
+		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err"), each said${ROWS:+ and marked}; its own CPU $own% ($TOOL_CPU% measured)${printed:+; $printed lines printed, $lost events lost}"
 	fi
 }
 

@@ -471,9 +471,82 @@ TEST(ledger_charges_early_runs_less)
  * and more it is detached at the first check, before the second it costs
  * in has paid half the budget (at 20% of a CPU, 5% in all is paid in a
  * quarter of a second). */
+static const char *name_of(void *ctx, size_t i)
+{
+	static const char *const names[NINDEXES] = {
+		"main.a", "main.b", "main.c", "main.d", "main.e",
+	};
+
+	(void)ctx;
+	return names[i];
+}
+
+/* What overhead_limit__print() says of L, VERBOSE or not, is WANT. */
+static void check_said(struct overhead_limit *l, bool verbose,
+		       const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	overhead_limit__print(l, f, "t", verbose, name_of, NULL);
+	fclose(f);
+	CHECK_EQ_STR(buf, want);
+	free(buf);
+}
+
+/* Each round is said once, whenever it is said: what the checks detached
+ * as "N probed functions detached" (also while admission goes on: the
+ * checks between its trials detach too), admission's refused once their
+ * round is set at its end as "N of M probed functions not attached", each
+ * with the most costly; with -v, a line each. */
+static void test_print_says_each_round_once(void)
+{
+	struct overhead_index x[NINDEXES] = { 0 };
+	struct overhead_limit l = {
+		.pct = 5, .nindexes = NINDEXES, .indexes = x,
+	};
+
+	/* two checks detached main.a, then main.b; admission refused
+	 * main.d, and goes on */
+	x[0] = (struct overhead_index){ .detached = true, .round = 1,
+		.cost_rate = 1e6, .detached_calls = 10, .detached_rate = 500 };
+	x[1] = (struct overhead_index){ .detached = true, .round = 2,
+		.cost_rate = 3e6, .detached_calls = 20, .detached_rate = 2000 };
+	x[3] = (struct overhead_index){ .detached = true, .refused = true,
+		.cost_rate = 5e6, .detached_rate = 40000 };
+	l.rounds = 2;
+	check_said(&l, false,
+		   "t: over --max-overhead 5%: 2 probed functions detached, "
+		   "the most costly main.b detached after 20 calls at 2.0k "
+		   "calls/s (-v lists them)\n");
+	check_said(&l, false, "");
+	/* admission is over: its refused are a round of their own */
+	x[3].round = 3;
+	l.rounds = 3;
+	check_said(&l, false,
+		   "t: over --max-overhead 5%: 1 of 5 probed functions "
+		   "not attached, the most costly main.d (not attached: "
+		   "40.0k calls/s on trial)\n");
+	/* a check detaches two more, said with -v */
+	x[2] = (struct overhead_index){ .detached = true, .round = 4,
+		.cost_rate = 1e6, .detached_calls = 7, .detached_rate = 70 };
+	x[4] = (struct overhead_index){ .detached = true, .round = 4,
+		.cost_rate = 2e6, .detached_calls = 9, .detached_rate = 90 };
+	l.rounds = 4;
+	check_said(&l, true,
+		   "t: main.c detached after 7 calls at 70 calls/s\n"
+		   "t: main.e detached after 9 calls at 90 calls/s\n");
+	CHECK_EQ_INT(l.said, 4);
+}
+
 int main(void)
 {
 	RUN(check_detaches_the_costly);
+	RUN(print_says_each_round_once);
 	RUN(check_detaches_a_burst_at_once);
 	RUN(check_counts_what_admission_paid);
 	RUN(ledger_adds_what_was_paid);
