@@ -709,10 +709,11 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	while (!err) {
 		t2 = overhead__now_ns();
 		t->cost_ns = trial__cost(t, l, &from, work);
-		if (t2 - t1 >= TRIAL_NS ||
-		    (t->paid_ns >= most && most > cap))
+		if (t2 - t1 >= TRIAL_NS)
 			break;
 		if (t->paid_ns >= most) {
+			if (most > cap)		/* shed once: the rest paid too */
+				break;
 			open = batch__shed(l, b, t, cap, t2,
 					   TRIAL_NS - (t2 - t1));
 			if (open <= 0) {
@@ -816,6 +817,15 @@ static size_t group__nkept(const struct group *g, const struct batch *b,
 	return n;
 }
 
+/* Does G go live as it is: KEEP (B's) holds it whole, and its links are
+ * still open (not closed at the trial's cap)? */
+static bool group__kept_whole(const struct group *g, const struct batch *b,
+			      const bool *keep)
+{
+	return !g->off_ns &&
+	       group__nkept(g, b, keep) == g->run.hi - g->run.lo;
+}
+
 /* Close B's groups but those KEEP (T's) holds whole (KEEP NULL: all), the
  * costliest on trial first (costed__close()). Returns 0 or a negative
  * errno. */
@@ -837,8 +847,7 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 		struct group *g = &b->groups[j];
 
 		/* closed at the trial's cap; kept whole, made live */
-		if (g->off_ns ||
-		    (keep && group__nkept(g, b, keep) == g->run.hi - g->run.lo))
+		if (g->off_ns || (keep && group__kept_whole(g, b, keep)))
 			continue;
 		order[n] = (struct costed){ 0, g };
 		for (i = g->run.lo; i < g->run.hi; i++)
@@ -870,8 +879,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 	for (j = 0; j < b->ngroups && !err; j++) {
 		struct group *g = &b->groups[j];
 
-		if (g->off_ns ||
-		    group__nkept(g, b, t->keep) != g->run.hi - g->run.lo)
+		if (!group__kept_whole(g, b, t->keep))
 			continue;
 		/* the returns that were not on trial, before the calls */
 		err = group__attach(l, g, NULL, 0, PROBE_GEN_LIVE,
@@ -885,7 +893,7 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 		struct group *g = &b->groups[j];
 
 		nkept = group__nkept(g, b, t->keep);
-		if (!nkept || (nkept == g->run.hi - g->run.lo && !g->off_ns))
+		if (!nkept || group__kept_whole(g, b, t->keep))
 			continue;
 		err = group__attach(l, g, t->keep + (g->run.lo - b->lo),
 				    g->run.lo, PROBE_GEN_LIVE, REQS_ALL);
