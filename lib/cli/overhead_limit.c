@@ -2,7 +2,6 @@
 /* --max-overhead: what the probes cost the target, the ledger, the check
  * and the links (overhead_limit.h); admission is overhead_admit.c. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -600,53 +599,72 @@ static void replace_end(struct overhead_limit *l, const size_t *which,
 	overhead__closing_add(l, c, old, n);
 }
 
-/* Replace the links whose costliest detached index costs from LO on, up
- * to HI (replace_links()); ONE_BY_ONE: each closed once the probes of the
- * one before no longer trap. */
-static int replace_some(struct overhead_limit *l, double lo, double hi,
-			bool one_by_one)
-{
-	size_t i, n = 0, which[UPROBES_AT_ONCE];
-	int gens[UPROBES_AT_ONCE], err = 0;
+/* A link to replace: its place in the limit's links, and what its
+ * costliest detached index costs. */
+struct doomed {
+	size_t i;
 	double cost;
+};
 
-	for (i = l->nlinks; i-- > 0 && !err; ) {
-		cost = detached_cost(l, l->links[i].u);
-		if (cost < lo || cost >= hi)
-			continue;
-		err = replace_begin(l, &l->links[i], &gens[n]);
-		if (!err)
-			which[n++] = i;
-		if (n == UPROBES_AT_ONCE || (n && one_by_one)) {
-			replace_end(l, which, gens, n);
-			n = 0;
-			if (one_by_one && !err)
-				overhead__dead_wait_quiet(l);
-		}
-	}
-	replace_end(l, which, gens, n);
-	return err;
+/* Costliest first; of links that cost the same, the last attached first
+ * (replace_links()). */
+static int cmp_doomed(const void *a, const void *b)
+{
+	const struct doomed *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->i > y->i ? -1 : x->i < y->i;
 }
 
 /*
- * Replace the links that hold a detached index: each switched in turn, the
- * last attached first (entries before exits: every call seen to begin is
- * seen to end; an index's entries and exits cost the same, so they are in
- * the same turn), and the old links closed in the background,
- * UPROBES_AT_ONCE at a time (their closes wait for grace periods: waited
- * for, the next check would come tens of ms later): those of indexes that
- * cost an OVERHEAD_HOT_SHARE of the budget first, one at a time, each once
- * the probes of the one before no longer trap, the others after them. The
- * old generations are free once their links are closed.
+ * Replace the links that hold a detached index: each switched in turn,
+ * those of the costliest detached index first (their probes trap until
+ * their old link is closed, and the closes queue on the target's memory
+ * map a probe at a time: in the order they were attached, a burst of the
+ * collector's functions costing a CPU went on for 60 ms behind links of
+ * functions twenty times cheaper), and the old links closed in the
+ * background: those of indexes that cost an OVERHEAD_HOT_SHARE of the
+ * budget one at a time, each once the probes of the one before no longer
+ * trap, the others UPROBES_AT_ONCE at a time after them (their closes
+ * wait for grace periods: waited for, the next check would come tens of
+ * ms later). The old generations are free once their links are closed.
+ * A group's exits are in a link of their own, attached before its
+ * entries', and cost what its entries do or less (not every function's
+ * end is probed): its entries are replaced first, and every call seen to
+ * begin is seen to end.
  */
 static int replace_links(struct overhead_limit *l)
 {
 	double hot = overhead__budget(l) / OVERHEAD_HOT_SHARE;
-	int err;
+	size_t i, n = 0, m = 0, which[UPROBES_AT_ONCE];
+	int gens[UPROBES_AT_ONCE], err = 0;
+	struct doomed *order;
 
-	err = replace_some(l, hot, HUGE_VAL, true);
-	if (!err)
-		err = replace_some(l, 0, hot, false);
+	order = malloc((l->nlinks ? l->nlinks : 1) * sizeof(*order));
+	if (!order)
+		return gt_error(-ENOMEM, "out of memory");
+	for (i = 0; i < l->nlinks; i++) {
+		order[n] = (struct doomed){ i, detached_cost(l, l->links[i].u) };
+		if (order[n].cost >= 0)
+			n++;
+	}
+	qsort(order, n, sizeof(*order), cmp_doomed);
+	for (i = 0; i < n && !err; i++) {
+		bool one_by_one = order[i].cost >= hot;
+
+		err = replace_begin(l, &l->links[order[i].i], &gens[m]);
+		if (!err)
+			which[m++] = order[i].i;
+		if (m == UPROBES_AT_ONCE || (m && one_by_one)) {
+			replace_end(l, which, gens, m);
+			m = 0;
+			if (one_by_one && !err)
+				overhead__dead_wait_quiet(l);
+		}
+	}
+	replace_end(l, which, gens, m);
+	free(order);
 	return err;
 }
 
