@@ -179,10 +179,26 @@ out:
 	return err;
 }
 
-int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
-			 double share, struct cpu_samples *out)
+/* Wait MS milliseconds, calling TICK (if any) every CPU_SAMPLES_TICK_MS. */
+static int wait_ticking(unsigned int ms, cpu_samples_tick_fn tick, void *ctx)
 {
-	struct timespec wait = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	unsigned int step, done;
+	int err = 0;
+
+	for (done = 0; done < ms && !err; done += step) {
+		step = ms - done < CPU_SAMPLES_TICK_MS ? ms - done :
+							 CPU_SAMPLES_TICK_MS;
+		nanosleep(&(struct timespec){ 0, step * 1000000L }, NULL);
+		if (tick)
+			err = tick(ctx);
+	}
+	return err < 0 ? err : 0;
+}
+
+int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
+			 double share, cpu_samples_tick_fn tick, void *ctx,
+			 struct cpu_samples *out)
+{
 	int ncpus = libbpf_num_possible_cpus(), nlinks = 0, i, err;
 	struct bpf_link **links = NULL;
 	struct cpu_sample_bpf *obj;
@@ -211,7 +227,7 @@ int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
 		err = attach_clocks(obj->progs.sample_ip, out->hz, links, ncpus,
 				    &nlinks);
 	if (!err)
-		nanosleep(&wait, NULL);
+		err = wait_ticking(ms, tick, ctx);
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	if (!err)

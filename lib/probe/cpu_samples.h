@@ -25,6 +25,11 @@ struct cpu_samples {
 				 * interrupted (cpu_samples__cost()) */
 };
 
+/* Called every CPU_SAMPLES_TICK_MS while the samples are taken: a
+ * negative errno ends them. */
+typedef int (*cpu_samples_tick_fn)(void *ctx);
+#define CPU_SAMPLES_TICK_MS	10
+
 /*
  * Sample PID's user IPs for MS milliseconds at HZ per CPU second, or
  * fewer, so that the samples cost a thread they interrupt at most SHARE
@@ -34,11 +39,12 @@ struct cpu_samples {
  * 25 us, 30 emulated uprobe hits, where 2 kHz would cost 5% of each CPU.
  * What one costs is measured first (about 60 ms): this thread spins with
  * and without a clock of its own sampling it at 20 kHz into the same
- * program, the best of three rounds each. Returns 0 or a negative errno
- * with a reason.
+ * program, the best of three rounds each. TICK (NULL: none) is called
+ * with CTX meanwhile. Returns 0 or a negative errno with a reason.
  */
 int cpu_samples__collect(pid_t pid, unsigned int ms, unsigned int hz,
-			 double share, struct cpu_samples *out);
+			 double share, cpu_samples_tick_fn tick, void *ctx,
+			 struct cpu_samples *out);
 
 void cpu_samples__free(struct cpu_samples *s);
 

@@ -106,7 +106,7 @@ TEST(samples_the_process_where_it_runs)
 	other = spawn(spin_other);
 	CHECK(sampled > 0 && other > 0);
 	ran = cpu_ms(sampled);
-	err = cpu_samples__collect(sampled, 300, 1000, 1.0, &s);
+	err = cpu_samples__collect(sampled, 300, 1000, 1.0, NULL, NULL, &s);
 	if (err)
 		fprintf(stderr, "%s\n", gt_last_error());
 	CHECK_EQ_INT(err, 0);
@@ -144,7 +144,8 @@ TEST(no_process_no_samples)
 
 	kill(gone, SIGKILL);
 	waitpid(gone, NULL, 0);
-	CHECK_EQ_INT(cpu_samples__collect(gone, 50, 1000, 1.0, &s), 0);
+	CHECK_EQ_INT(cpu_samples__collect(gone, 50, 1000, 1.0, NULL, NULL, &s),
+		     0);
 	CHECK_EQ_INT(s.total, 0);
 	CHECK_EQ_INT(s.n, 0);
 	cpu_samples__free(&s);
@@ -161,14 +162,16 @@ TEST(fewer_samples_where_they_cost_more)
 	struct cpu_samples s;
 	double cost, share, want;
 
-	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, 1.0, &s), 0);
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, 1.0, NULL, NULL,
+					  &s), 0);
 	cost = s.cost_ns;
 	printf("a sample costs %.1f us\n", cost / 1e3);
 	CHECK(cost > 50 && cost < 1e6);
 	CHECK_EQ_INT(s.hz, 1000);
 	cpu_samples__free(&s);
 	share = cost * 100 / 1e9;
-	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, share, &s), 0);
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 10, 1000, share, NULL,
+					  NULL, &s), 0);
 	want = share * 1e9 / s.cost_ns;
 	printf("at %u Hz (%.1f us a sample)\n", s.hz, s.cost_ns / 1e3);
 	CHECK(s.cost_ns > 0 && want < 1000);
@@ -177,10 +180,42 @@ TEST(fewer_samples_where_they_cost_more)
 	cpu_samples__free(&s);
 }
 
+struct ticks {
+	int n;
+	int after;		/* ends the samples at this tick */
+};
+
+static int count_tick(void *ctx)
+{
+	struct ticks *t = ctx;
+
+	return ++t->n == t->after ? -EINTR : 0;
+}
+
+/* The caller's tick runs every CPU_SAMPLES_TICK_MS while the samples are
+ * taken (the check of --max-overhead, which would otherwise wait for
+ * them), and an error of it ends them with that error. */
+TEST(ticks_while_sampling)
+{
+	struct ticks t = { 0, 0 };
+	struct cpu_samples s;
+
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 100, 1000, 1.0,
+					  count_tick, &t, &s), 0);
+	CHECK_EQ_INT(t.n, 100 / CPU_SAMPLES_TICK_MS);
+	cpu_samples__free(&s);
+	t = (struct ticks){ 0, 3 };
+	CHECK_EQ_INT(cpu_samples__collect(getpid(), 100, 1000, 1.0,
+					  count_tick, &t, &s), -EINTR);
+	CHECK_EQ_INT(t.n, 3);
+	cpu_samples__free(&s);
+}
+
 int main(void)
 {
 	RUN(samples_the_process_where_it_runs);
 	RUN(no_process_no_samples);
 	RUN(fewer_samples_where_they_cost_more);
+	RUN(ticks_while_sampling);
 	return TEST_SUMMARY();
 }
