@@ -108,7 +108,7 @@ endif
 # change touches, and no more.
 DEPFLAGS = -MMD -MP
 # Expanded where it links: a target may link another capstone.
-LIBS = -lbpf -ldw -lelf $(CAPSTONE_LIB) $(MICROHTTPD_LIB) -lz
+LIBS = -lbpf -ldw -lelf $(CAPSTONE_LIB) $(MICROHTTPD_LIB) -lz -lm
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 LIBS += -lzstd -llzma -lbz2

@@ -83,7 +83,8 @@ wait_for_slot() {
 
 # Unit tests that time what they measure, or trace: alone, after the others.
 ALONE=(test_hit_cost test_overhead_limit test_buf_inline test_probe_spec
-	test_percpu_map test_target test_go_map test_cpu_samples)
+	test_percpu_map test_target test_go_map test_cpu_samples
+	test_overhead_load)
 alone() {
 	local a
 	for a in "${ALONE[@]}"; do

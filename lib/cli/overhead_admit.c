@@ -24,6 +24,9 @@
 /* What the groups left on trial may cost once the trial has cost its
  * cap: a share of the cap more (batch__shed()). */
 #define SHED_SHARE	4
+/* Trials of a batch with the target idle before its rates are taken as
+ * they are (scaled up to its busiest rate: batch__choose()). */
+#define LOAD_RETRIES	3
 #define BATCH_FIRST	64		/* probes */
 #define BATCH_MIN	16
 #define BATCH_MAX	512
@@ -49,6 +52,7 @@ static int between_steps(struct overhead_limit *l)
 {
 	int n = overhead_limit__check(l);
 
+	overhead_load__update(l);
 	return n < 0 ? n : 0;
 }
 
@@ -438,6 +442,8 @@ struct trial {
 	 * as much as their trial again, and hot ones trap until closed) */
 	double admit_from, cost_ns;
 	double overshoot;		/* that ratio, averaged */
+	double load;			/* how busy the target was on trial,
+					 * CPUs (-1: not known) */
 	__u8 *return_kind;		/* per index, of its returns by calls */
 };
 
@@ -463,7 +469,9 @@ static void trial__measure(struct trial *t, const struct overhead_limit *l)
  * the most costly, and after a second of waiting, down to half the
  * budget. While a live run's cost is not measured yet and some are kept,
  * wait for it too (LIVE_WAIT_NS at most: a trial's runs, which return
- * early, would hide it). Into *CAP, what the trial may cost until it ends:
+ * early, would hide it). And while the target runs less than half its
+ * busiest recent rate (overhead_load__low()): its functions are not what
+ * they cost under load. Into *CAP, what the trial may cost until it ends:
  * the room, less what a trial costs after it ends (T->overshoot), at most
  * a quarter of the budget.
  */
@@ -472,7 +480,7 @@ static int wait_for_room(struct overhead_limit *l, struct trial *t,
 {
 	double budget = overhead__budget(l), since = overhead__now_ns(), room;
 	double begun = since, admit;
-	bool unmeasured;
+	bool unmeasured, ready;
 	int err;
 
 	for (;;) {
@@ -483,6 +491,7 @@ static int wait_for_room(struct overhead_limit *l, struct trial *t,
 		if (err)
 			return err;
 		overhead__closings_reap(l, false);
+		overhead_load__update(l);
 		trial__measure(t, l);
 		room = budget - overhead__last_second(l);
 		admit = budget / 2 - overhead__last_second_admit(l);
@@ -493,10 +502,14 @@ static int wait_for_room(struct overhead_limit *l, struct trial *t,
 		/* runs of kept probes alone tell what a live one costs */
 		unmeasured = !l->live_measured && overhead__kept_cost(l) > 0 &&
 			     overhead__now_ns() - begun < LIVE_WAIT_NS;
-		if ((room >= budget / 20 && !t->cost_ns && !unmeasured) ||
+		ready = room >= budget / 20 && !t->cost_ns && !unmeasured;
+		/* and the target busy */
+		if ((ready && !overhead_load__low(l, l->load.recent)) ||
 		    stop(ctx))
 			break;
-		if (overhead__now_ns() - since > 1e9) {
+		if (ready)
+			since = overhead__now_ns();
+		else if (overhead__now_ns() - since > 1e9) {
 			err = overhead__evict(l, overhead__last_second(l),
 					      budget / 2);
 			if (err < 0)
@@ -681,6 +694,7 @@ static int batch__shed(struct overhead_limit *l, struct batch *b,
 static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		      struct trial *t)
 {
+	struct overhead_load_mark load;
 	struct probe_hits from;
 	double t0, t1, t2, a, most = cap;
 	uint64_t work = uprobes__work_ns();
@@ -691,6 +705,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 	t->paid_ns = 0;
 	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
 	read_positions(l, b->lo, b->hi - b->lo, t->before);
+	overhead_load__mark(l, &load);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		a = overhead__now_ns();
@@ -729,6 +744,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		read_positions(l, b->lo, b->hi - b->lo, t->after);
 		err = overhead__ledger_update(l);
 	}
+	t->load = overhead_load__since(l, &load);
 	t->end_ns = overhead__now_ns();
 	t->exposure_ns = (t1 - t0) / 2 + (t2 - t1);
 	for (i = b->lo, j = 0; i < b->hi && !err; i++) {
@@ -769,9 +785,10 @@ static int cmp_rated(const void *a, const void *b)
 /*
  * Keep the cheapest of B as long as all kept cost at most half the budget
  * (each at most an eighth; all at most UNMEASURED_SHARE of it until a
- * live run's cost is measured). A target slowed by the trial makes fewer
- * calls: rates are scaled up by the share of the CPUs the probes took.
- * Returns 0 or -ENOMEM.
+ * live run's cost is measured). A target slowed by the trial, or less
+ * busy on trial than it has been, makes fewer calls: rates are scaled up
+ * by the share of the CPUs the probes took, or by its busiest recent rate
+ * over its rate on trial, whichever is more. Returns 0 or -ENOMEM.
  */
 static int batch__choose(struct overhead_limit *l, struct batch *b,
 			 struct trial *t)
@@ -789,6 +806,8 @@ static int batch__choose(struct overhead_limit *l, struct batch *b,
 		return gt_error(-ENOMEM, "out of memory");
 	share = t->paid_ns / (t->exposure_ns * (ncpus > 0 ? ncpus : 1));
 	scale = 1 / (1 - (share < 0.9 ? share : 0.9));
+	if (t->load > 0 && l->load.peak / t->load > scale)
+		scale = l->load.peak / t->load;
 	for (i = 0; i < n; i++) {
 		t->rate[i] *= scale;
 		order[i] = (struct rated){ t->rate[i], i };
@@ -921,16 +940,25 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 	return 0;
 }
 
-/* Try B (after room for it), keep what it pays for; its links closed. */
+/*
+ * Try B (after room for it), keep what it pays for; its links closed.
+ * Returns 1 when the target was not busy on trial (overhead_load__low())
+ * and B is to be tried again (RETRY: not for the LOAD_RETRIES-th time):
+ * nothing kept.
+ */
 static int batch__run(struct overhead_limit *l, struct batch *b,
-		      struct trial *t, double *cap, overhead_stop_fn stop,
-		      void *ctx)
+		      struct trial *t, double *cap, bool retry,
+		      overhead_stop_fn stop, void *ctx)
 {
 	int err;
 
 	err = wait_for_room(l, t, cap, stop, ctx);
 	if (!err)
 		err = batch__try(l, b, *cap, t);
+	if (!err && retry && overhead_load__low(l, t->load)) {
+		err = batch__close(l, b, t, NULL);
+		return err ? err : 1;
+	}
 	if (!err)
 		err = batch__choose(l, b, t);
 	if (!err)
@@ -1037,6 +1065,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	size_t i, k, size = BATCH_FIRST, nrefused = l->nrefused, gsize;
 	size_t *from = NULL;		/* where the next batch begins */
 	double full_since = 0;		/* since when the kept cost half */
+	unsigned int tries = 0;		/* of the batch, with the target idle */
 	int err = 0;
 
 	if (!l->pending)
@@ -1062,6 +1091,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		err = gt_error(-ENOMEM, "out of memory");
 	if (!err)
 		err = returns__by_calls(l, &t);
+	overhead_load__start(l, l->nreqs ? l->reqs[0].pid : 0);
 	for (b.lo = 0; b.lo < l->nindexes && !err && !stop(ctx); b.lo = b.hi) {
 		err = batch__grow(l, &b, from, size > gsize ? size : gsize,
 				  gsize);
@@ -1083,9 +1113,17 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			for (i = b.lo; i < b.hi; i++)
 				index__refuse(l, l->order[i], true);
 		} else {
-			err = batch__run(l, &b, &t, &cap, stop, ctx);
+			err = batch__run(l, &b, &t, &cap,
+					 ++tries < LOAD_RETRIES, stop, ctx);
 			tried = t.cost_ns;
 		}
+		/* tried with the target idle: again, once it is busy */
+		if (err == 1) {
+			err = 0;
+			b.hi = b.lo;
+			continue;
+		}
+		tries = 0;
 		/* the target exited while a batch was being attached: the
 		 * trace is over, and what was kept counted until then */
 		if (err == -ESRCH) {

@@ -144,4 +144,33 @@ int overhead__add_link(struct overhead_limit *l, struct uprobes *u,
  */
 int overhead__evict(struct overhead_limit *l, double total, double target);
 
+/*
+ * How busy the target is: a trial while it runs less than
+ * 1/OVERHEAD_LOAD_SHARE of its busiest recent rate tells nothing of what
+ * its functions cost under load (overhead_limit.h).
+ */
+#define OVERHEAD_LOAD_SHARE	2
+
+/* Watch PID's CPU time from now on (not when PID is 0: all processes). */
+void overhead_load__start(struct overhead_limit *l, pid_t pid);
+
+/* The target's CPU time now into *M; false when it is not watched or has
+ * exited. */
+bool overhead_load__mark(const struct overhead_limit *l,
+			 struct overhead_load_mark *m);
+
+/* How busy the target was since M: its CPU time less what the probes
+ * cost it (the ledger as last read), in CPUs; -1 when not known. */
+double overhead_load__since(const struct overhead_limit *l,
+			    const struct overhead_load_mark *m);
+
+/* End the window going on when it is LOAD_WINDOW_NS old: its rate is the
+ * recent one, and the peak's if higher. Reads the ledger as last read. */
+void overhead_load__update(struct overhead_limit *l);
+
+/* Is RATE (CPUs) under 1/OVERHEAD_LOAD_SHARE of the target's busiest
+ * recent rate? Never when the target is not watched, or has never been
+ * busy. */
+bool overhead_load__low(const struct overhead_limit *l, double rate);
+
 #endif

@@ -49,7 +49,16 @@
  * their cap (the ledger's admission cost from a trial's start until its
  * links are closed, against its cost when it ended, averaged over
  * trials: hot probes trap until closed), at most a quarter of the budget;
- * a trial waits for the links of the one before to be closed. Returns
+ * a trial waits for the links of the one before to be closed, and, for
+ * a target of its own (a pid), until the target is busy
+ * (overhead_load__low(), cli/overhead_load.c): a trial while it runs less
+ * than half its busiest rate (its CPU time less what the probes cost it,
+ * per 100 ms; the busiest halved every 30 s since) keeps the functions of
+ * the work it is not doing, and they cost all at once when the work comes
+ * back (each return of the load cost the HTTP fixture 300 to 500 ms of a
+ * CPU, loaded 2 s of every 3); such a batch is tried again, up to three
+ * times, and every batch's rates are scaled up by that busiest rate over
+ * the target's on trial. Returns
  * whose functions' calls are probed too (gofunclatency's, gofuncgraph's
  * exits) are not on trial: a return
  * per call, at the cost of the function's costliest return site, is what
@@ -134,6 +143,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include <bpf/libbpf.h>
 #include "cookie.h"
@@ -247,6 +257,24 @@ struct overhead_ledger {
 	double worst_ns;		/* of the whole seconds past */
 };
 
+/* A moment of the target's CPU time (overhead_load__mark()). */
+struct overhead_load_mark {
+	double ns;			/* CLOCK_MONOTONIC */
+	double cpu;			/* the target's CPU time, ns */
+	double paid;			/* what the probes cost it so far */
+};
+
+/* How busy the target is (overhead_load__update()): its CPU time less
+ * what the probes cost it, in CPUs. */
+struct overhead_load {
+	bool on;			/* one target, its CPU clock read */
+	clockid_t clock;
+	struct overhead_load_mark window;	/* the window going on */
+	double recent;			/* in the last window */
+	double peak;			/* in the busiest, halved every
+					 * LOAD_HALF_LIFE since */
+};
+
 struct overhead_limit {
 	double pct;			/* of one CPU */
 	struct hit_cost cost;
@@ -290,6 +318,7 @@ struct overhead_limit {
 	__u32 *order, *position;
 	__u64 samples;			/* overhead_limit__sample()'s, in all */
 	unsigned int sample_hz;		/* and their rate */
+	struct overhead_load load;	/* the target's, during admission */
 	struct timespec last;		/* of the last check */
 	double rated_ns;		/* the last read of every index's hits */
 };

@@ -31,6 +31,16 @@
 # second attempt, one in its third (its medians 89%, 86.5%, 95.5%): so
 # four attempts.
 #
+# Load in phases (ab for 2 s, idle for 1 s, as a real server's load comes
+# and goes): a function tried while the server idles is not what it costs
+# under load. gofunclatency -S '*' (its goroutine-state tracker too) must
+# keep what the ledger says the probes cost under the budget on average
+# and under PHASED_WORST times it in the costliest second. Until admission
+# waited for load to try functions, it kept those of the requests' path
+# in the idle second, and each return of the load cost 300 to 500 ms:
+# 12% to 16% of a CPU on average, 34% to 44% in the costliest second
+# (three runs on 2026-11-29); since, 2.1% and 5.6% to 6.3%.
+#
 # The model (issue 22): what the probes cost the server measured against
 # what the ledger says (the same as the throughput lost per CPU-second
 # against the loss predicted), gofunccount's and gofunclatency's, within
@@ -50,6 +60,10 @@ MODEL_BUDGET=25
 MODEL_FACTOR=1.5
 MODEL_ATTEMPTS=3
 PROBE_COST=$ROOT/tests/fixtures/httpd/probe_cost.awk
+PHASES=5
+PHASED_SECS=10
+PHASED_WORST=3
+PHASED_ATTEMPTS=2
 
 # window ADDR: the requests ab completes in one second, 8 at a time, and
 # its failed requests, as "COMPLETE FAILED".
@@ -193,6 +207,60 @@ admit_case() {
 		fail "$name" "$lost events lost, $printed lines printed: the events of the probes kept are not read while the others are tried"
 	else
 		pass "$name: attempt $met of $ATTEMPTS: $said; $(grep -o 'probes cost.*' "$out.err"), each said${ROWS:+ and marked}; its own CPU $own% ($TOOL_CPU% measured)${printed:+; $printed lines printed, $lost events lost}"
+	fi
+}
+
+# phased_try: one attempt of phased_case: PHASES phases of load, the tool
+# from the first one's 0.3 s for PHASED_SECS from its "Tracing"; the
+# failed requests added to FAILED, RC the tool's exit status, AVERAGE and
+# WORST what the ledger said the probes cost (% of a CPU).
+phased_try() {
+	local tpid lpid
+	for _ in $(seq "$PHASES"); do
+		timeout 10 ab -q -s 5 -t 2 -n 10000000 -c 8 "http://$addr/" 2>/dev/null |
+			sed -n 's/^Failed requests: *//p'
+		sleep 1
+	done >"$out.failed" &
+	lpid=$!
+	sleep 0.3
+	start_tool gofunclatency "$BUDGET" -S '*'
+	sleep "$PHASED_SECS"
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid"
+	RC=$?
+	wait "$lpid"
+	failed=$((failed + $(awk '{ s += $1 } END { print s + 0 }' "$out.failed")))
+	AVERAGE=$(sed -n 's/.*probes cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
+	WORST=$(sed -n 's/.*, \([0-9.]*\)% in the costliest second.*/\1/p' "$out.err")
+}
+
+# phased_case: gofunclatency -S --max-overhead BUDGET '*' under load in
+# phases: the probes' cost, as the ledger says it, under the budget on
+# average and under PHASED_WORST times it in the costliest second, in one
+# of PHASED_ATTEMPTS attempts.
+phased_case() {
+	local name="gofunclatency -S --max-overhead $BUDGET '*', load in phases"
+	local out=$TMP/phased failed=0 said= met= try
+	for try in $(seq "$PHASED_ATTEMPTS"); do
+		phased_try
+		[[ $RC -ne 0 || $failed -ne 0 || -z $AVERAGE || -z $WORST ]] && break
+		said+="${said:+; }$AVERAGE% on average, $WORST% in the costliest second"
+		if awk -v a="$AVERAGE" -v w="$WORST" -v b="$BUDGET" -v x="$PHASED_WORST" \
+			'BEGIN { exit !(a <= b && w <= x * b) }'; then
+			met=$try
+			break
+		fi
+	done
+	if [[ $RC -ne 0 ]]; then
+		fail "$name" "exit $RC: $(head -3 "$out.err")"
+	elif [[ $failed -ne 0 ]]; then
+		fail "$name" "$failed requests failed"
+	elif [[ -z $AVERAGE || -z $WORST ]]; then
+		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
+	elif [[ -z $met ]]; then
+		fail "$name" "$said: over $BUDGET% on average or $((PHASED_WORST * BUDGET))% in the costliest second in each of $PHASED_ATTEMPTS attempts"
+	else
+		pass "$name: attempt $met of $PHASED_ATTEMPTS: $said"
 	fi
 }
 
@@ -380,6 +448,7 @@ test_admission() {
 		admit_case "gotrace --max-overhead 5 --no-values '*'" gotrace --no-values '*'
 		admit_case "gofuncgraph --max-overhead 5 --no-waits net/http.(*conn).serve '*'" \
 			gofuncgraph --no-waits 'net/http.(*conn).serve' '*'
+		phased_case
 		model_cases
 	fi
 	kill -TERM "$spid"
