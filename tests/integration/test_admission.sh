@@ -210,6 +210,19 @@ admit_case() {
 	fi
 }
 
+# failed_run NAME OUT: fail NAME and return 0 when the tool's last
+# attempt exited non-zero (RC; what OUT.err began with said) or a request
+# failed (FAILED).
+failed_run() {
+	if [[ $RC -ne 0 ]]; then
+		fail "$1" "exit $RC: $(head -3 "$2.err")"
+	elif [[ $failed -ne 0 ]]; then
+		fail "$1" "$failed requests failed"
+	else
+		return 1
+	fi
+}
+
 # phased_try: one attempt of phased_case: PHASES phases of load, the tool
 # from the first one's 0.3 s for PHASED_SECS from its "Tracing"; the
 # failed requests added to FAILED, RC the tool's exit status, AVERAGE and
@@ -251,11 +264,8 @@ phased_case() {
 			break
 		fi
 	done
-	if [[ $RC -ne 0 ]]; then
-		fail "$name" "exit $RC: $(head -3 "$out.err")"
-	elif [[ $failed -ne 0 ]]; then
-		fail "$name" "$failed requests failed"
-	elif [[ -z $AVERAGE || -z $WORST ]]; then
+	failed_run "$name" "$out" && return
+	if [[ -z $AVERAGE || -z $WORST ]]; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
 	elif [[ -z $met ]]; then
 		fail "$name" "$said: over $BUDGET% on average or $((PHASED_WORST * BUDGET))% in the costliest second in each of $PHASED_ATTEMPTS attempts"
@@ -340,11 +350,8 @@ model_case() {
 			break
 		fi
 	done
-	if [[ $RC -ne 0 ]]; then
-		fail "$name" "exit $RC: $(head -3 "$out.err")"
-	elif [[ $failed -ne 0 ]]; then
-		fail "$name" "$failed requests failed"
-	elif [[ -z $ledger ]]; then
+	failed_run "$name" "$out" && return
+	if [[ -z $ledger ]]; then
 		fail "$name" "no line of what the probes cost: $(tail -2 "$out.err")"
 	elif [[ -z $MEASURED ]]; then
 		fail "$name" "a server served no request in a window"
