@@ -68,10 +68,10 @@ int overhead__read_runs(const int *fds, size_t n, __u64 *ns, __u64 *cnt);
 int overhead__fixed_paid(struct overhead_limit *l, double *paid);
 
 /*
- * Are the fixed probes alone over the budget (BUDGET ns per s) since the
- * last check, DT ns ago? Then the functions are not what costs: none is
- * detached; after 100 ms of it, the fixed probes are (their
- * detach()).
+ * Are the fixed probes alone over the budget (BUDGET ns per s): since the
+ * last check, DT ns ago, or on average since a check that found them
+ * over? Then the functions are not what costs: none is detached; after
+ * 100 ms of it, the fixed probes are (their detach()), at that average.
  */
 bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget);
 

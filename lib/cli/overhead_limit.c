@@ -756,7 +756,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	struct timespec now;
 	double dt, live, fixed, admit, rate, total, since;
 	double budget = overhead__budget(l);
-	bool over;
+	bool over, fixed_over;
 	size_t i;
 	int err;
 
@@ -783,9 +783,14 @@ int overhead_limit__check(struct overhead_limit *l)
 	 * up to the whole budget beside admission's half cost half as much
 	 * again (so the costliest seconds did). Rated then at most every
 	 * RATE_ADMIT_NS: a rating reads every index's hits. */
-	if (overhead__fixed_over(l, dt, budget))
+	fixed_over = overhead__fixed_over(l, dt, budget);
+	if (fixed_over && live / (dt / 1e9) <= budget)
 		return 0;
-	fixed = overhead__fixed_cost(l);
+	/* fixed probes over the budget alone leave the functions out of it
+	 * (they are detached soon), not out of the check: functions that
+	 * turned hot as the load came cost a CPU for the 100 ms the fixed
+	 * took to be detached, unchecked */
+	fixed = fixed_over ? 0 : overhead__fixed_cost(l);
 	admit = overhead__last_second_admit(l);
 	rate = live / (dt / 1e9) + fixed;
 	since = overhead__ns(&now) - l->rated_ns;

@@ -143,20 +143,28 @@ test_max_overhead() {
 # goroutine's status (a probe on runtime.casgstatus...): under load, what
 # that tracker costs the server (a quarter of a CPU here) is counted by
 # --max-overhead with the rest and said apart in the line at the end; over
-# 5% for 100 ms it is detached, said at once, and what is printed after
-# says it is partial. Once detached it costs nothing: its average is under
-# 5%, and under its rate when it was detached, over the 1.5 s or more of
-# load.
+# the budget for 100 ms it is detached, said at once, and what is printed
+# after says it is partial. Once detached it costs nothing: its average is
+# under the budget, and under its rate when it was detached, over the
+# 1.5 s or more of load. Meanwhile the functions are checked too: all the
+# probes cost under twice the budget in the costliest second
+# (gofuncgraph's cost 17% to 23% of a CPU at 5%, until the functions that
+# turned hot as the load came were no longer left to run for the 100 ms
+# the tracker took to be detached). gofuncgraph's trees under main.handle at 5% check that (its
+# functions cost more than the tracker: the root is detached first, and no
+# tree follows); its root alone at 15%, which pays for the root (about 13%
+# of a CPU) but not for the tracker, that the trees that follow are
+# partial.
 #
-# tracker_detached TOOL THEN PARTIAL ARGS...: TOOL --max-overhead 5 ARGS
-# on the server under load says the tracker was detached, THEN, and prints
-# a line matching PARTIAL.
+# tracker_detached TOOL PCT THEN PARTIAL ARGS...: TOOL --max-overhead PCT
+# ARGS on the server under load says the tracker was detached, THEN, and
+# prints a line matching PARTIAL (when not empty).
 tracker_detached() {
-	local tool=$1 then=$2 partial=$3 out=$TMP/tracker-$1
-	local spid addr tpid rc total tracker over
-	shift 3
+	local tool=$1 pct=$2 then=$3 partial=$4 out=$TMP/tracker-$1
+	local spid addr tpid rc total tracker over worst
+	shift 4
 	start_server "$tool --max-overhead, the tracker" "$out" || return
-	"$BUILD/$tool" --max-overhead 5 -p "$spid" "$@" >"$out.txt" 2>"$out.err" &
+	"$BUILD/$tool" --max-overhead "$pct" -p "$spid" "$@" >"$out.txt" 2>"$out.err" &
 	tpid=$!
 	wait_tracing "$out.txt"
 	ab_run "tracker-$tool" "http://$addr/" "$RATE_REQUESTS" >/dev/null
@@ -167,24 +175,27 @@ tracker_detached() {
 	wait "$spid"
 	total=$(sed -n 's/.*cost the target \([0-9.]*\)% of a CPU on average.*/\1/p' "$out.err")
 	tracker=$(sed -n 's/.*, \([0-9.]*\)% the goroutine-state tracker).*/\1/p' "$out.err")
-	over=$(sed -n "s/^$tool: over --max-overhead 5%: the goroutine-state tracker detached at \\([0-9.]*\\)% of a CPU: $then\$/\\1/p" "$out.err")
-	if [[ $rc -eq 0 && -n $total && -n $tracker && -n $over ]] &&
-		awk -v t="$total" -v k="$tracker" -v o="$over" \
-			'BEGIN { exit !(k >= 0.1 && t >= k && o > 5 && k < o && k < 5) }' &&
-		grep -q -- "$partial" "$out.txt"; then
-		pass "$tool --max-overhead 5 $* on the server under load: the goroutine-state tracker counted ($tracker% of a CPU on average of the probes' $total%), detached at $over% of a CPU, what follows marked partial"
+	worst=$(sed -n 's/.*, \([0-9.]*\)% in the costliest second.*/\1/p' "$out.err")
+	over=$(sed -n "s/^$tool: over --max-overhead $pct%: the goroutine-state tracker detached at \\([0-9.]*\\)% of a CPU: $then\$/\\1/p" "$out.err")
+	if [[ $rc -eq 0 && -n $total && -n $tracker && -n $over && -n $worst ]] &&
+		awk -v t="$total" -v k="$tracker" -v o="$over" -v b="$pct" -v w="$worst" \
+			'BEGIN { exit !(k >= 0.1 && t >= k && w < 2 * b && o > b && k < o && k < b) }' &&
+		{ [[ -z $partial ]] || grep -q -- "$partial" "$out.txt"; }; then
+		pass "$tool --max-overhead $pct $* on the server under load: the goroutine-state tracker counted ($tracker% of a CPU on average of the probes' $total%, $worst% in the costliest second), detached at $over% of a CPU${partial:+, what follows marked partial}"
 	else
-		fail "$tool --max-overhead 5 $* on the server, the tracker" "exit $rc: $(grep -v "^$tool: [0-9]* left out" "$out.err" | tail -2)"
+		fail "$tool --max-overhead $pct $* on the server, the tracker" "exit $rc: $(grep -v "^$tool: [0-9]* left out" "$out.err" | tail -2)"
 	fi
 }
 
 test_http_server
 test_max_overhead
-tracker_detached gofunclatency "-S splits no call that ends from now on" \
+tracker_detached gofunclatency 5 "-S splits no call that ends from now on" \
 	'^    partial: the goroutine-state tracker was detached over --max-overhead: calls that ended after are not split$' \
 	-S main.handle
-tracker_detached gofuncgraph "the trees have no waits from now on" \
-	' (partial: waits stopped over --max-overhead)$' \
+tracker_detached gofuncgraph 5 "the trees have no waits from now on" '' \
 	main.handle
+tracker_detached gofuncgraph 15 "the trees have no waits from now on" \
+	' (partial: waits stopped over --max-overhead)$' \
+	main.handle main.handle
 check "no probe left attached" no_links_left
 finish

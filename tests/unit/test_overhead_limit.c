@@ -543,6 +543,56 @@ static void test_print_says_each_round_once(void)
 	CHECK_EQ_INT(l.said, 4);
 }
 
+static void count_detach(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* Windows of 10 ms in which the fixed probes cost PAID[i] ms each, from
+ * the check's point of view: how many checks until they are detached (0:
+ * never, in N windows). */
+static int fixed_detached_after(const double *paid, int n, int *detached)
+{
+	struct overhead_limit l;
+	struct timespec w = { 0, 10000000L };
+	int i;
+
+	memset(&l, 0, sizeof(l));
+	l.pct = 5;
+	l.fixed.nprogs = 1;
+	l.fixed.detach = count_detach;
+	l.fixed.ctx = detached;
+	for (i = 0; i < n; i++) {
+		nanosleep(&w, NULL);
+		l.ledger.fixed_ns += paid[i] * 1e6;
+		overhead__fixed_over(&l, 1e7, overhead__budget(&l));
+		if (*detached)
+			return i + 1;
+	}
+	return 0;
+}
+
+/* The goroutine-state tracker's hits come with the target's goroutines:
+ * at twice the budget on average, with a window under it now and then, it
+ * is over the budget for 100 ms and detached; at 0.8 times it, with
+ * windows over it now and then, never. */
+TEST(fixed_detached_over_the_budget_on_average)
+{
+	/* 5% of a CPU: 0.5 ms a 10 ms window */
+	double noisy[14] = { 1.5, 0.2, 1.5, 1.5, 0.1, 1.5, 1.5, 0.2, 1.5,
+			     1.5, 0.1, 1.5, 1.5, 1.5 };
+	double under[14] = { 0.9, 0.2, 0.3, 0.4, 0.9, 0.2, 0.3, 0.4, 0.6,
+			     0.3, 0.2, 0.3, 0.4, 0.2 };
+	int detached = 0, at;
+
+	at = fixed_detached_after(noisy, 14, &detached);
+	CHECK_EQ_INT(detached, 1);
+	CHECK(at >= 10 && at <= 12);
+	detached = 0;
+	CHECK_EQ_INT(fixed_detached_after(under, 14, &detached), 0);
+	CHECK_EQ_INT(detached, 0);
+}
+
 int main(void)
 {
 	RUN(check_detaches_the_costly);
@@ -554,5 +604,6 @@ int main(void)
 	RUN(ledger_charges_early_runs_less);
 	RUN(generations_are_apart);
 	RUN(rates_read_as_people_do);
+	RUN(fixed_detached_over_the_budget_on_average);
 	return TEST_SUMMARY();
 }
