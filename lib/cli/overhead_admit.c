@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * --max-overhead's admission: the probes tried in batches, and only those
- * the budget can pay for attached (overhead_limit.h says how).
+ * the budget can pay for attached (overhead_limit.h says how); the order
+ * and the groups it tries them in are overhead_group.h's.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "core/error.h"
-#include "cli/overhead_internal.h"
-#include "core/mem.h"
+#include "cli/overhead_group.h"
 
 #define TRIAL_NS	100000000.0	/* a batch's trial, at most */
 #define POLL_NS		1000000L	/* what it cost, read every ms */
@@ -54,367 +53,6 @@ static int between_steps(struct overhead_limit *l)
 
 	overhead_load__update(l);
 	return n < 0 ? n : 0;
-}
-
-/* Where the index of COOKIE comes in admission's order (one past the
- * last: an index out of range, in no batch). */
-static __u32 position_of(const struct overhead_limit *l, uint64_t cookie)
-{
-	__u32 i = COOKIE_INDEX(cookie);
-
-	return i < l->nindexes ? l->position[i] : l->nindexes;
-}
-
-/* A probe and its position, to sort by it (then by offset). */
-struct placed {
-	__u32 position;
-	uint64_t cookie, offset;
-};
-
-static int cmp_placed(const void *a, const void *b)
-{
-	const struct placed *x = a, *y = b;
-
-	if (x->position != y->position)
-		return x->position < y->position ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Sort R's probes by their indexes' positions, so that a batch is a run
- * of them. */
-static int request__sort(const struct overhead_limit *l,
-			 struct overhead_request *r)
-{
-	struct placed *probes;
-	size_t i;
-
-	probes = malloc((r->list.n ? r->list.n : 1) * sizeof(*probes));
-	if (!probes)
-		return gt_error(-ENOMEM, "out of memory");
-	for (i = 0; i < r->list.n; i++)
-		probes[i] = (struct placed){
-			position_of(l, r->list.cookies[i]),
-			r->list.cookies[i], r->list.offsets[i],
-		};
-	qsort(probes, r->list.n, sizeof(*probes), cmp_placed);
-	for (i = 0; i < r->list.n; i++) {
-		r->list.cookies[i] = probes[i].cookie;
-		r->list.offsets[i] = probes[i].offset;
-	}
-	free(probes);
-	return 0;
-}
-
-/* An index and the CPU samples of its functions, to sort by them. */
-struct sampled {
-	__u64 samples;
-	__u32 i;
-};
-
-static int cmp_sampled(const void *a, const void *b)
-{
-	const struct sampled *x = a, *y = b;
-
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Admission's order (l->order, l->position): the indexes whose functions
- * the target's CPU was seen in least first, those never seen in it in
- * their own order (overhead_limit__sample(); without it, all are). */
-static int order__make(struct overhead_limit *l)
-{
-	size_t n = l->nindexes ? l->nindexes : 1, i;
-	struct sampled *by = malloc(n * sizeof(*by));
-
-	l->order = malloc(n * sizeof(*l->order));
-	l->position = malloc(n * sizeof(*l->position));
-	if (!by || !l->order || !l->position) {
-		free(by);
-		return gt_error(-ENOMEM, "out of memory");
-	}
-	for (i = 0; i < l->nindexes; i++)
-		by[i] = (struct sampled){ l->indexes[i].samples, i };
-	qsort(by, l->nindexes, sizeof(*by), cmp_sampled);
-	for (i = 0; i < l->nindexes; i++) {
-		l->order[i] = by[i].i;
-		l->position[by[i].i] = i;
-	}
-	free(by);
-	return 0;
-}
-
-static void order__free(struct overhead_limit *l)
-{
-	free(l->order);
-	free(l->position);
-	l->order = l->position = NULL;
-}
-
-/* Read probe_hits of the indexes at positions LO..LO + N) into HITS. */
-static void read_positions(const struct overhead_limit *l, __u32 lo,
-			   size_t n, struct probe_hits *hits)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		overhead__read_range(l, l->order[lo + i], 1, &hits[i]);
-}
-
-/* The indexes at positions [lo, hi) of admission's order and their
- * probes, [from[k], to[k]) of request k. */
-struct run {
-	__u32 lo, hi;
-	size_t *from, *to;
-	size_t nprobes;
-};
-
-/*
- * A batch is tried in groups of about GROUP probes (more for large
- * patterns: the limit keeps about GROUP_LINKS links at most, of the
- * COOKIE_GENS generations; the others are for trials and replacements),
- * each in links of its own, one per request, of a generation each: a
- * group kept whole is made live as it is, without attaching its probes
- * again; a trial that has cost its cap stops attaching groups; and when
- * the check detaches an index later, the link it replaces is small.
- */
-#define GROUP			32
-#define GROUP_LINKS		1024
-
-struct group {
-	struct run run;
-	int *gens;			/* per request; 0: no link */
-	struct uprobes **links;
-	double on_ns;			/* on trial since (half its attach) */
-	double off_ns;			/* off trial since, when closed at the
-					 * trial's cap before its end; else 0 */
-};
-
-struct batch {
-	__u32 lo, hi;
-	size_t nprobes;
-	struct group *groups;
-	size_t ngroups, cap;
-};
-
-/* R from index R->lo, from[] on: about SIZE probes (at least one index:
- * an index of more probes is a run of its own). */
-static void run__grow(const struct overhead_limit *l, struct run *r,
-		      size_t size)
-{
-	size_t k, n;
-
-	r->nprobes = 0;
-	for (k = 0; k < l->nreqs; k++)
-		r->to[k] = r->from[k];
-	for (r->hi = r->lo; r->hi < l->nindexes; r->hi++) {
-		for (k = 0, n = 0; k < l->nreqs; k++) {
-			const struct uprobe_list *list = &l->reqs[k].list;
-			size_t j = r->to[k];
-
-			while (j < list->n &&
-			       position_of(l, list->cookies[j]) == r->hi)
-				j++;
-			n += j - r->to[k];
-		}
-		if (r->hi > r->lo && r->nprobes + n > size)
-			break;
-		for (k = 0; k < l->nreqs; k++) {
-			const struct uprobe_list *list = &l->reqs[k].list;
-
-			while (r->to[k] < list->n &&
-			       position_of(l, list->cookies[r->to[k]]) == r->hi)
-				r->to[k]++;
-		}
-		r->nprobes += n;
-	}
-}
-
-static void group__free(struct group *g)
-{
-	free(g->run.from);
-	free(g->run.to);
-	free(g->gens);
-	free(g->links);
-}
-
-static int group__alloc(const struct overhead_limit *l, struct group *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->run.from = calloc(l->nreqs, sizeof(*g->run.from));
-	g->run.to = calloc(l->nreqs, sizeof(*g->run.to));
-	g->gens = calloc(l->nreqs, sizeof(*g->gens));
-	g->links = calloc(l->nreqs, sizeof(*g->links));
-	if (g->run.from && g->run.to && g->gens && g->links)
-		return 0;
-	group__free(g);
-	return gt_error(-ENOMEM, "out of memory");
-}
-
-/* The batch from B->lo on, FROM[k] on in request k: about SIZE probes, in
- * groups of about GROUP_SIZE. */
-static int batch__grow(struct overhead_limit *l, struct batch *b,
-		       const size_t *from, size_t size, size_t group_size)
-{
-	struct group *g;
-	size_t k, cap;
-	int err;
-
-	b->nprobes = 0;
-	b->ngroups = 0;
-	for (b->hi = b->lo; b->hi < l->nindexes && b->nprobes < size; ) {
-		cap = b->cap;
-		err = gt_ensure_mem((void **)&b->groups, &b->cap,
-				    sizeof(*b->groups), b->ngroups + 1);
-		if (err)
-			return err;
-		memset(b->groups + cap, 0, (b->cap - cap) * sizeof(*b->groups));
-		g = &b->groups[b->ngroups];
-		if (!g->gens) {
-			err = group__alloc(l, g);
-			if (err)
-				return err;
-		}
-		g->run.lo = b->hi;
-		g->off_ns = 0;
-		for (k = 0; k < l->nreqs; k++)
-			g->run.from[k] = b->ngroups ?
-				b->groups[b->ngroups - 1].run.to[k] : from[k];
-		run__grow(l, &g->run, group_size);
-		b->ngroups++;
-		b->hi = g->run.hi;
-		b->nprobes += g->run.nprobes;
-	}
-	return 0;
-}
-
-/* The probes of request K in R whose index KEEP holds (NULL: all, else
- * KEEP[its position - LO]), with generation GEN, into OUT. */
-static int run__list(const struct overhead_limit *l, const struct run *r,
-		     size_t k, const bool *keep, __u32 lo, unsigned int gen,
-		     struct uprobe_list *out)
-{
-	const struct uprobe_list *list = &l->reqs[k].list;
-	size_t j;
-	int err = 0;
-
-	for (j = r->from[k]; j < r->to[k] && !err; j++) {
-		__u32 p = position_of(l, list->cookies[j]);
-
-		if (!keep || keep[p - lo])
-			err = uprobe_list__add(out, list->offsets[j],
-					       COOKIE_WITH_GEN(list->cookies[j],
-							       gen));
-	}
-	return err;
-}
-
-/* Close the links of the groups *GS[0..N) still open, at once and in the
- * background (uprobes__detach_later()), in that order, their generations
- * made dead first, and free once they are closed. */
-static void groups__close(struct overhead_limit *l, struct group **gs,
-			  size_t n)
-{
-	struct uprobes *us[UPROBES_AT_ONCE];
-	unsigned int gens[UPROBES_AT_ONCE];
-	struct uprobes_closing *c;
-	size_t i, k, m = 0;
-
-	for (i = 0; i < n; i++)
-		for (k = l->nreqs; k-- > 0; )
-			if (gs[i]->gens[k])
-				__atomic_store_n(&l->gen_state[gs[i]->gens[k]],
-						 PROBE_GEN_DEAD,
-						 __ATOMIC_SEQ_CST);
-	for (i = 0; i < n; i++) {
-		for (k = l->nreqs; k-- > 0; ) {
-			if (!gs[i]->links[k] && !gs[i]->gens[k])
-				continue;
-			if (m == UPROBES_AT_ONCE) {
-				uprobes__detach_later(us, m, &c);
-				overhead__closing_add(l, c, gens, m);
-				m = 0;
-			}
-			us[m] = gs[i]->links[k];
-			gens[m++] = gs[i]->gens[k];
-			gs[i]->links[k] = NULL;
-			gs[i]->gens[k] = 0;
-		}
-	}
-	uprobes__detach_later(us, m, &c);
-	overhead__closing_add(l, c, gens, m);
-}
-
-static void group__close(struct overhead_limit *l, struct group *g)
-{
-	groups__close(l, &g, 1);
-}
-
-/* Which of a group's requests to attach. */
-enum group_reqs {
-	REQS_ALL,
-	REQS_TRIED,		/* all but returns tried by their calls */
-	REQS_BY_CALLS,		/* those alone */
-};
-
-/* Attach G's probes that KEEP holds (NULL: all) of the requests WHICH
- * says, in links of generations of their own in STATE. On failure nothing
- * of G stays attached. */
-static int group__attach(struct overhead_limit *l, struct group *g,
-			 const bool *keep, __u32 lo,
-			 enum probe_gen_state state, enum group_reqs which)
-{
-	struct uprobe_list list = { 0 };
-	size_t k;
-	int gen, err = 0;
-
-	for (k = 0; k < l->nreqs && !err; k++) {
-		const struct overhead_request *r = &l->reqs[k];
-
-		if ((which == REQS_TRIED && r->by_calls) ||
-		    (which == REQS_BY_CALLS && !r->by_calls))
-			continue;
-		gen = overhead__gen_alloc(l, state);
-		if (gen < 0) {
-			err = gen;
-			break;
-		}
-		g->gens[k] = gen;
-		list.n = 0;
-		err = run__list(l, &g->run, k, keep, lo, gen, &list);
-		if (!err && list.n)
-			err = uprobes__attach(r->prog, r->path, r->pid, &list,
-					      &g->links[k]);
-	}
-	uprobe_list__free(&list);
-	if (err)
-		group__close(l, g);
-	return err;
-}
-
-/* G's links are the limit's from now on, live: exits (the first
- * requests) first, so that every call seen to begin is seen to end. */
-static int group__keep(struct overhead_limit *l, struct group *g)
-{
-	size_t k;
-	int err = 0;
-
-	for (k = 0; k < l->nreqs; k++)
-		if (g->gens[k])
-			__atomic_store_n(&l->gen_state[g->gens[k]],
-					 PROBE_GEN_LIVE, __ATOMIC_SEQ_CST);
-	for (k = 0; k < l->nreqs && !err; k++) {
-		if (g->links[k])
-			err = overhead__add_link(l, g->links[k], g->gens[k]);
-		else
-			overhead__gen_free(l, g->gens[k]);
-		if (!err) {
-			g->links[k] = NULL;
-			g->gens[k] = 0;
-		}
-	}
-	return err;
 }
 
 /* What the probes on trial cost so far, in ns: their hits since FROM. */
@@ -595,7 +233,7 @@ static int costed__close(struct overhead_limit *l, const struct costed *order,
 
 	if (!gs) {
 		for (j = 0; j < n; j++)
-			group__close(l, order[j].g);
+			overhead_group__close(l, order[j].g);
 		return gt_error(-ENOMEM, "out of memory");
 	}
 	for (j = 0; j < n; j++) {
@@ -604,12 +242,12 @@ static int costed__close(struct overhead_limit *l, const struct costed *order,
 			nhot = j + 1;
 	}
 	for (j = 0; j < nhot && !err; j++) {
-		groups__close(l, &gs[j], 1);
+		overhead_groups__close(l, &gs[j], 1);
 		overhead__dead_wait_quiet(l);
 		err = between_steps(l);
 	}
 	/* the others */
-	groups__close(l, gs + j, n - j);
+	overhead_groups__close(l, gs + j, n - j);
 	free(gs);
 	return err;
 }
@@ -653,7 +291,7 @@ static int batch__shed(struct overhead_limit *l, struct batch *b,
 
 	if (!order)
 		return gt_error(-ENOMEM, "out of memory");
-	read_positions(l, b->lo, b->hi - b->lo, t->after);
+	overhead__read_positions(l, b->lo, b->hi - b->lo, t->after);
 	for (j = 0; j < b->ngroups; j++) {
 		struct group *g = &b->groups[j];
 
@@ -704,13 +342,13 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 
 	t->paid_ns = 0;
 	overhead__read_paid(l, PROBE_PAID_TRIAL, &from);
-	read_positions(l, b->lo, b->hi - b->lo, t->before);
+	overhead__read_positions(l, b->lo, b->hi - b->lo, t->before);
 	overhead_load__mark(l, &load);
 	t0 = overhead__now_ns();
 	for (j = 0; j < b->ngroups && !err; j++) {
 		a = overhead__now_ns();
-		err = group__attach(l, &b->groups[j], NULL, 0,
-				    PROBE_GEN_TRIAL, REQS_TRIED);
+		err = overhead_group__attach(l, &b->groups[j], NULL, 0,
+					     PROBE_GEN_TRIAL, REQS_TRIED);
 		/* half the attach: its probes went in one after the other */
 		b->groups[j].on_ns = (a + overhead__now_ns()) / 2;
 		if (!err)
@@ -741,7 +379,7 @@ static int batch__try(struct overhead_limit *l, struct batch *b, double cap,
 		err = between_steps(l);
 	}
 	if (!err) {
-		read_positions(l, b->lo, b->hi - b->lo, t->after);
+		overhead__read_positions(l, b->lo, b->hi - b->lo, t->after);
 		err = overhead__ledger_update(l);
 	}
 	t->load = overhead_load__since(l, &load);
@@ -859,7 +497,7 @@ static int batch__close(struct overhead_limit *l, struct batch *b,
 
 	if (!order) {
 		for (j = 0; j < b->ngroups; j++)
-			group__close(l, &b->groups[j]);
+			overhead_group__close(l, &b->groups[j]);
 		return gt_error(-ENOMEM, "out of memory");
 	}
 	for (j = 0; j < b->ngroups; j++) {
@@ -901,10 +539,10 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 		if (!group__kept_whole(g, b, t->keep))
 			continue;
 		/* the returns that were not on trial, before the calls */
-		err = group__attach(l, g, NULL, 0, PROBE_GEN_LIVE,
-				    REQS_BY_CALLS);
+		err = overhead_group__attach(l, g, NULL, 0, PROBE_GEN_LIVE,
+					     REQS_BY_CALLS);
 		if (!err)
-			err = group__keep(l, g);
+			err = overhead_group__keep(l, g);
 		if (!err)
 			err = between_steps(l);
 	}
@@ -914,10 +552,12 @@ static int batch__admit(struct overhead_limit *l, struct batch *b,
 		nkept = group__nkept(g, b, t->keep);
 		if (!nkept || group__kept_whole(g, b, t->keep))
 			continue;
-		err = group__attach(l, g, t->keep + (g->run.lo - b->lo),
-				    g->run.lo, PROBE_GEN_LIVE, REQS_ALL);
+		err = overhead_group__attach(l, g,
+					     t->keep + (g->run.lo - b->lo),
+					     g->run.lo, PROBE_GEN_LIVE,
+					     REQS_ALL);
 		if (!err)
-			err = group__keep(l, g);
+			err = overhead_group__keep(l, g);
 		if (!err)
 			err = between_steps(l);
 	}
@@ -1040,20 +680,6 @@ static int returns__by_calls(struct overhead_limit *l, struct trial *t)
 	return 0;
 }
 
-/* Groups of about how many probes: GROUP, or more for a large pattern
- * (at most about GROUP_LINKS links in all, a generation each). */
-static size_t group_size(const struct overhead_limit *l)
-{
-	size_t k, n = 0, groups = GROUP_LINKS / (l->nreqs ? l->nreqs : 1);
-
-	for (k = 0; k < l->nreqs; k++)
-		n += l->reqs[k].list.n;
-	if (!groups)
-		groups = 1;
-	n = (n + groups - 1) / groups;
-	return n > GROUP ? n : GROUP;
-}
-
 int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 			  void *ctx)
 {
@@ -1071,14 +697,14 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	if (!l->pending)
 		return 0;
 	l->pending = false;
-	err = order__make(l);
+	err = overhead_order__make(l);
 	for (k = 0; k < l->nreqs && !err; k++)
-		err = request__sort(l, &l->reqs[k]);
+		err = overhead_request__sort(l, &l->reqs[k]);
 	if (err) {
-		order__free(l);
+		overhead_order__free(l);
 		return err;
 	}
-	gsize = group_size(l);
+	gsize = overhead_group__size(l);
 	from = calloc(l->nreqs, sizeof(*from));
 	t.rate = calloc(l->nindexes, sizeof(*t.rate));
 	t.calls = calloc(l->nindexes, sizeof(*t.calls));
@@ -1093,8 +719,8 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 		err = returns__by_calls(l, &t);
 	overhead_load__start(l, l->nreqs ? l->reqs[0].pid : 0);
 	for (b.lo = 0; b.lo < l->nindexes && !err && !stop(ctx); b.lo = b.hi) {
-		err = batch__grow(l, &b, from, size > gsize ? size : gsize,
-				  gsize);
+		err = overhead_batch__grow(l, &b, from,
+					   size > gsize ? size : gsize, gsize);
 		if (err || !b.nprobes)
 			break;
 		/* the kept's rates, as of the last 100 ms */
@@ -1148,7 +774,7 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 				l->indexes[i].round = l->rounds;
 	}
 	for (i = 0; i < b.cap; i++)
-		group__free(&b.groups[i]);
+		overhead_group__free(&b.groups[i]);
 	free(b.groups);
 	free(from);
 	free(t.rate);
@@ -1157,6 +783,6 @@ int overhead_limit__admit(struct overhead_limit *l, overhead_stop_fn stop,
 	free(t.before);
 	free(t.after);
 	free(t.return_kind);
-	order__free(l);
+	overhead_order__free(l);
 	return err ? err : (int)(l->nrefused - nrefused);
 }
