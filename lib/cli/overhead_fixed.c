@@ -67,11 +67,10 @@ int overhead__fixed_paid(struct overhead_limit *l, double *paid)
 bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget)
 {
 	struct overhead_fixed *f = &l->fixed;
-	double paid = l->ledger.fixed_ns - f->checked_ns;
-	double now = overhead__now_ns(), avg;
+	double from = f->checked_ns, now = overhead__now_ns(), avg;
 
+	f->checked_ns = l->ledger.fixed_ns;
 	if (!f->nprogs || f->detached) {
-		f->checked_ns = l->ledger.fixed_ns;
 		f->over_since = 0;
 		return false;
 	}
@@ -82,14 +81,11 @@ bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget)
 	 * twice it ended the count over and over (a test's server, loaded
 	 * for a second, kept them) */
 	if (!f->over_since) {
-		if (paid <= budget * dt / 1e9) {
-			f->checked_ns = l->ledger.fixed_ns;
+		if (l->ledger.fixed_ns - from <= budget * dt / 1e9)
 			return false;
-		}
 		f->over_since = now - dt;
-		f->over_from = f->checked_ns;
+		f->over_from = from;
 	}
-	f->checked_ns = l->ledger.fixed_ns;
 	avg = (l->ledger.fixed_ns - f->over_from) /
 	      ((now - f->over_since) / 1e9);
 	if (avg <= budget) {

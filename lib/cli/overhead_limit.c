@@ -783,8 +783,9 @@ int overhead_limit__check(struct overhead_limit *l)
 	 * up to the whole budget beside admission's half cost half as much
 	 * again (so the costliest seconds did). Rated then at most every
 	 * RATE_ADMIT_NS: a rating reads every index's hits. */
+	rate = live / (dt / 1e9);
 	fixed_over = overhead__fixed_over(l, dt, budget);
-	if (fixed_over && live / (dt / 1e9) <= budget)
+	if (fixed_over && rate <= budget)
 		return 0;
 	/* fixed probes over the budget alone leave the functions out of it
 	 * (they are detached soon), not out of the check: functions that
@@ -792,7 +793,7 @@ int overhead_limit__check(struct overhead_limit *l)
 	 * took to be detached, unchecked */
 	fixed = fixed_over ? 0 : overhead__fixed_cost(l);
 	admit = overhead__last_second_admit(l);
-	rate = live / (dt / 1e9) + fixed;
+	rate += fixed;
 	since = overhead__ns(&now) - l->rated_ns;
 	over = rate > budget ||
 	       (rate + admit > budget && since >= RATE_ADMIT_NS);
