@@ -100,8 +100,8 @@ bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget)
 	return true;
 }
 
-void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
-				 const char *tool)
+void overhead__print_fixed(struct overhead_limit *l, FILE *f,
+			   const char *tool)
 {
 	if (!l->fixed.detached || l->fixed.said)
 		return;

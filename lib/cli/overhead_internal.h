@@ -75,6 +75,13 @@ int overhead__fixed_paid(struct overhead_limit *l, double *paid);
  */
 bool overhead__fixed_over(struct overhead_limit *l, double dt, double budget);
 
+/*
+ * Once the check has detached the fixed probes, say so on F, once ("TOOL:
+ * over --max-overhead PCT%: LABEL detached at X% of a CPU: THEN").
+ */
+void overhead__print_fixed(struct overhead_limit *l, FILE *f,
+			   const char *tool);
+
 /* Read the programs' run time, and so what a run costs, live or early:
  * PAID is probe_paid now. */
 int overhead__read_run_stats(struct overhead_limit *l,

@@ -898,6 +898,7 @@ void overhead_limit__print(struct overhead_limit *l, FILE *f,
 	char buf[128];
 	int n;
 
+	overhead__print_fixed(l, f, tool);
 	if (l->said == l->rounds)
 		return;
 	n = unsaid(l, false, f, tool, verbose, name_of, ctx, &top);

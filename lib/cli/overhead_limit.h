@@ -131,7 +131,7 @@
  * alone cost more than PCT for 100 ms (on average since a check found
  * them over: their hits come with the target's goroutines, and a window
  * under it in the middle of a load is noise), the check has the tool
- * detach them, and overhead_limit__print_fixed() says so. No function is
+ * detach them, and overhead__print_fixed() says so. No function is
  * detached for them meanwhile (the functions could not pay for them
  * anyway), but the functions are checked without them: those that cost
  * more than PCT themselves are detached (left to run for those 100 ms,
@@ -479,18 +479,12 @@ typedef const char *(*overhead_name_fn)(void *ctx, size_t index);
  * The checks that run while admission tries the others detach too: what
  * they detached is said at the next call (a tool calls this between
  * trials, after admission, and after its own checks), the refused once
- * admission is over.
+ * admission is over; and, first, that the fixed probes were detached, once
+ * they are (overhead__print_fixed()).
  */
 void overhead_limit__print(struct overhead_limit *l, FILE *f,
 			   const char *tool, bool verbose,
 			   overhead_name_fn name_of, void *ctx);
-
-/*
- * Once the check has detached the fixed probes, say so on F ("TOOL: over
- * --max-overhead PCT%: LABEL detached at X% of a CPU: THEN").
- */
-void overhead_limit__print_fixed(struct overhead_limit *l, FILE *f,
-				 const char *tool);
 
 /*
  * With -v, before the trials: what overhead_limit__sample() saw, on F:

@@ -309,8 +309,6 @@ int tool_clock__check_limit(struct tool_clock *c, const struct tool_options *o)
 	overhead_limit__print(c->limit.limit, stderr,
 			      program_invocation_short_name, o->verbose,
 			      c->limit.name_of, c->limit.ctx);
-	overhead_limit__print_fixed(c->limit.limit, stderr,
-				    program_invocation_short_name);
 	return 0;
 }
 
@@ -323,8 +321,8 @@ struct admit_ctx {
 };
 
 /* Between trials: the events that came (when the tool has any), the
- * metrics asked for, what the checks between the trials detached (the
- * fixed probes too), and whether to stop trying. */
+ * metrics asked for, what the checks between the trials detached, and
+ * whether to stop trying. */
 static bool admit_stop(void *ctx)
 {
 	struct admit_ctx *a = ctx;
@@ -334,8 +332,6 @@ static bool admit_stop(void *ctx)
 	overhead_limit__print(a->tl->limit, stderr,
 			      program_invocation_short_name, a->o->verbose,
 			      a->tl->name_of, a->tl->ctx);
-	overhead_limit__print_fixed(a->tl->limit, stderr,
-				    program_invocation_short_name);
 	if (a->tl->rb && !a->err) {
 		a->err = tool__poll_events(a->tl->rb, 0);
 		if (!a->err && a->tl->after_poll)
@@ -378,8 +374,6 @@ int tool_limit__admit(const struct tool_limit *tl, const struct tool_options *o,
 		return n;
 	overhead_limit__print(tl->limit, stderr, program_invocation_short_name,
 			      o->verbose, tl->name_of, tl->ctx);
-	overhead_limit__print_fixed(tl->limit, stderr,
-				    program_invocation_short_name);
 	return 0;
 }
 
