@@ -77,6 +77,39 @@ wait_tracing() {
 	return 1
 }
 
+# in_parallel FUNCTION ARG...: FUNCTION ARG for each ARG, as many at a
+# time as there are CPUs, for checks that hold whatever runs beside them
+# (exact counts, not times); their lines printed in the order of the ARGs,
+# their passes and failures counted.
+in_parallel() {
+	local fn=$1 i out=$TMP/in_parallel pids=() p f
+	shift
+	for ((i = 1; i <= $#; i++)); do
+		# a job's tally file is its last act: those without one run
+		while ((i - 1 - $(compgen -G "$out.*.tally" | wc -l) >= $(nproc))) &&
+			[[ -n $(jobs -rp) ]]; do
+			wait -n
+		done
+		(
+			t_passed=0 t_failed=0
+			"$fn" "${!i}"
+			echo "$t_passed $t_failed" >"$out.$i.tally"
+		) >"$out.$i" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((i = 1; i <= $#; i++)); do
+		cat "$out.$i"
+		if { read -r p f <"$out.$i.tally"; } 2>/dev/null; then
+			t_passed=$((t_passed + p))
+			t_failed=$((t_failed + f))
+		else
+			fail "$fn ${!i}" "ended without a verdict"
+		fi
+	done
+	rm -f "$out".*
+}
+
 finish() {
 	echo "$t_passed passed, $t_failed failed"
 	[[ $t_failed -eq 0 ]]

@@ -34,12 +34,19 @@ count_run() {
 	fi
 }
 
+# count_fixture NAME: count_run of fixture NAME.
+count_fixture() { count_run "$1" "$FIX/$1"; }
+
+# A probe hit costs the fixture 1 to 20 us, 185,000 of them: seconds a run,
+# as many at a time as there are CPUs (counts are exact whatever runs beside
+# them).
+forms=()
 for v in 15 19 21 23 25 27; do
 	for form in default stripped pie cgo; do
-		count_run "count-go1.$v-$form" "$FIX/count-go1.$v-$form"
+		forms+=("count-go1.$v-$form")
 	done
 done
-count_run count-gccgo "$FIX/count-gccgo"
+in_parallel count_fixture "${forms[@]}" count-gccgo
 # Without uprobe_multi: one perf-event uprobe per function, same counts.
 GOTOOLS_NO_UPROBE_MULTI=1 count_run count-go1.21-single-uprobes "$FIX/count-go1.21-default"
 

@@ -49,16 +49,21 @@ trace_run() {
 	fi
 }
 
-for v in 15 19 21 23 25 27; do
-	abi=register
-	[[ $v == 15 ]] && abi=stack
-	for form in default stripped pie cgo; do
-		dwarf=yes
-		[[ $form == stripped ]] && dwarf=no
-		trace_run "args-go1.$v-$form" "$FIX/args-go1.$v-$form" $abi $dwarf
-	done
-done
-trace_run args-gccgo "$FIX/args-gccgo" c yes
+# trace_fixture NAME: trace_run of fixture NAME (args-go1.N-FORM or
+# args-gccgo), with its ABI and whether it has DWARF.
+trace_fixture() {
+	local abi=register dwarf=yes
+	case $1 in
+	*gccgo) abi=c ;;
+	*go1.15-*) abi=stack ;;
+	esac
+	[[ $1 == *stripped ]] && dwarf=no
+	trace_run "$1" "$FIX/$1" $abi $dwarf
+}
+
+# Values are the same whatever runs beside: as many at a time as there are
+# CPUs.
+in_parallel trace_fixture args-go1.{15,19,21,23,25,27}-{default,stripped,pie,cgo} args-gccgo
 
 # -p: attach to a fixture that waits for us, then let it make its calls.
 test_pid() {
@@ -365,12 +370,7 @@ callme_returns() {
 		pass "r: inlined ends $fix: $got returns of $want calls, $inlined at inlined copies' ends"
 	fi
 }
-for v in 15 19 21 23 25 27; do
-	for form in default stripped pie cgo; do
-		callme_returns "count-go1.$v-$form"
-	done
-done
-callme_returns count-gccgo
+in_parallel callme_returns count-go1.{15,19,21,23,25,27}-{default,stripped,pie,cgo} count-gccgo
 
 # Indexes of slices and strings, checked against the length in BPF: b[0]
 # and b[6] of sendBytes' []byte ("ping", "ping!", "x=1&y=2"), name[0] of
