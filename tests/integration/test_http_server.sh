@@ -10,7 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 
 TOOL=$BUILD/gofunccount
-REQUESTS=300
+REQUESTS=100
 # Enough for a rate: about half a second untraced.
 RATE_REQUESTS=6000
 
