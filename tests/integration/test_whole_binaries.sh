@@ -10,11 +10,22 @@ source "$(dirname "$0")/lib.sh"
 LAT=$BUILD/gofunclatency
 TRACE=$BUILD/gotrace
 
-# check_sites NAME BINARY LOG: the entry and exit probes -v printed in LOG
-# against objdump's listing of BINARY.
+# check_sites BINARY NAME LOG [NAME LOG]...: the entry and exit probes -v
+# printed in each LOG against objdump's listing of BINARY (one listing:
+# buf's takes seconds).
 check_sites() {
-	local name=$1 bin=$2 log=$3 res
-	res=$(objdump -d --no-show-raw-insn "$bin" | python3 -c '
+	local bin=$1 res name
+	shift
+	while IFS= read -r res; do
+		name=$1
+		shift 2
+		if [[ $res =~ ^([0-9]+)\ entries\ ([0-9]+)\ exits\ 0\ bad$ ]] &&
+			((BASH_REMATCH[1] + BASH_REMATCH[2] > 1000)); then
+			pass "$name: every probed address is an instruction ($res)"
+		else
+			fail "$name: probed addresses" "$res"
+		fi
+	done < <(objdump -d --no-show-raw-insn "$bin" | python3 -c '
 import re, sys
 insns = {}
 for line in sys.stdin:
@@ -24,31 +35,27 @@ for line in sys.stdin:
 		if mn in ("bnd", "notrack", "rep", "repz", "lock") and m.group(3):
 			mn = m.group(3)
 		insns[int(m.group(1), 16)] = mn
-entries = exits = bad = 0
-for line in open(sys.argv[1]):
-	m = re.match(r"probe (?:r:)?\S.* (entry |exit )?at (0x[0-9a-f]+) \(([a-z -]+)\)", line)
-	if not m:
-		continue
-	addr, kind = int(m.group(2), 16), m.group(3)
-	mn = insns.get(addr)
-	if kind in ("ret", "tail jmp"):
-		exits += 1
-		ok = mn in (("ret", "retq") if kind == "ret" else ("jmp", "jmpq"))
-	else:
-		entries += 1
-		ok = mn is not None
-	if not ok:
-		bad += 1
-		if bad <= 5:
-			print("not an instruction objdump agrees with: %s (objdump: %s)" % (line.strip(), mn))
-print("%d entries %d exits %d bad" % (entries, exits, bad))
-' "$log")
-	if [[ $res =~ ^([0-9]+)\ entries\ ([0-9]+)\ exits\ 0\ bad$ ]] &&
-		((BASH_REMATCH[1] + BASH_REMATCH[2] > 1000)); then
-		pass "$name: every probed address is an instruction ($res)"
-	else
-		fail "$name: probed addresses" "$res"
-	fi
+for log in sys.argv[2::2]:
+	entries = exits = bad = 0
+	why = []
+	for line in open(log):
+		m = re.match(r"probe (?:r:)?\S.* (entry |exit )?at (0x[0-9a-f]+) \(([a-z -]+)\)", line)
+		if not m:
+			continue
+		addr, kind = int(m.group(2), 16), m.group(3)
+		mn = insns.get(addr)
+		if kind in ("ret", "tail jmp"):
+			exits += 1
+			ok = mn in (("ret", "retq") if kind == "ret" else ("jmp", "jmpq"))
+		else:
+			entries += 1
+			ok = mn is not None
+		if not ok:
+			bad += 1
+			if bad <= 5:
+				why.append("not an instruction objdump agrees with: %s (objdump: %s)" % (line.strip(), mn))
+	print("%d entries %d exits %d bad%s" % (entries, exits, bad, "".join("; " + w for w in why)))
+' "$@")
 }
 
 # whole NAME BINARY: both tools on '*' of BINARY --version.
@@ -72,7 +79,6 @@ whole() {
 	else
 		fail "$name: gofunclatency summary" "$(grep -v '^probe ' "$out.lat.err" | head -3)"
 	fi
-	check_sites "$name gofunclatency" "$bin" "$out.lat.err"
 
 	# The program writes to a file of its own: on a shared stdout its
 	# line can land in the middle of one of gotrace's, which stdio writes
@@ -86,7 +92,7 @@ whole() {
 	else
 		fail "$name: gotrace 'r:*'" "exit $rc: $(grep -v '^probe \|^left out' "$out.trace.err" | head -3)"
 	fi
-	check_sites "$name gotrace" "$bin" "$out.trace.err"
+	check_sites "$bin" "$name gofunclatency" "$out.lat.err" "$name gotrace" "$out.trace.err"
 }
 
 whole esbuild esbuild-latest
