@@ -24,7 +24,7 @@ else
 fi
 
 static=$TMP/static
-if make -C "$ROOT" -s STATIC=1 OUTPUT="$static" all >"$TMP/static.log" 2>&1; then
+if make -C "$ROOT" -s -j"$(nproc)" STATIC=1 OUTPUT="$static" all >"$TMP/static.log" 2>&1; then
 	pass "make STATIC=1"
 else
 	fail "make STATIC=1" "$(tail -5 "$TMP/static.log")"
