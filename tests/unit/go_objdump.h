@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cached_output.h"
+#include "test.h"
 
 struct line {
 	uint64_t addr;
@@ -31,13 +33,6 @@ struct listing {
 	struct func *funcs;
 	size_t nfuncs, fcap;
 };
-
-static inline const char *go_cache(void)
-{
-	const char *c = getenv("GT_CACHE");
-
-	return c ? c : "/var/cache/gotools";
-}
 
 static inline bool grow(void **v, size_t *cap, size_t n, size_t size)
 {
@@ -79,16 +74,16 @@ static inline bool parse_line(char *s, struct line *l)
 /* `go tool objdump PATH` by Go 1.V, into L. */
 static inline bool listing__load(struct listing *l, int v, const char *path)
 {
-	char cmd[8192], *buf = NULL, *end;
+	char cmd[8192], go[4200], *buf = NULL, *end;
 	size_t cap = 0;
 	FILE *f;
-	int status;
 
 	memset(l, 0, sizeof(*l));
 	snprintf(cmd, sizeof(cmd),
 		 "GOROOT='%s/go/1.%d' GOTOOLCHAIN=local '%s/go/1.%d/bin/go' "
-		 "tool objdump '%s'", go_cache(), v, go_cache(), v, path);
-	f = popen(cmd, "r");
+		 "tool objdump '%s'", test_cache(), v, test_cache(), v, path);
+	snprintf(go, sizeof(go), "%s/go/1.%d/bin/go", test_cache(), v);
+	f = cached_output__open(cmd, path, go);
 	if (!f)
 		return false;
 	while (getline(&buf, &cap, f) > 0) {
@@ -113,8 +108,8 @@ static inline bool listing__load(struct listing *l, int v, const char *path)
 		}
 	}
 	free(buf);
-	status = pclose(f);
-	return status == 0 && l->nfuncs > 0;
+	fclose(f);
+	return l->nfuncs > 0;
 }
 
 static inline void listing__free(struct listing *l)

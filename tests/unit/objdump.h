@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cached_output.h"
 
 struct objdump_line {
 	uint64_t addr;
@@ -92,7 +93,7 @@ static inline bool objdump_listing__load_by(struct objdump_listing *l,
 	memset(l, 0, sizeof(*l));
 	snprintf(cmd, sizeof(cmd), "%s -d --no-show-raw-insn %s%s '%s'",
 		 objdump, section ? "-j " : "", section ? section : "", path);
-	f = popen(cmd, "r");
+	f = cached_output__open(cmd, path, objdump);
 	if (!f)
 		return false;
 	while (fgets(buf, sizeof(buf), f)) {
@@ -109,7 +110,8 @@ static inline bool objdump_listing__load_by(struct objdump_listing *l,
 		}
 		l->v[l->n++] = line;
 	}
-	return pclose(f) == 0 && l->n > 0;
+	fclose(f);
+	return l->n > 0;
 }
 
 static inline bool objdump_listing__load(struct objdump_listing *l,

@@ -61,6 +61,14 @@ static int test_passed, test_failed, test_case_failed;
 	test_failed ? 1 : 0;						\
 })
 
+/* The cache of toolchains and fixtures: $GT_CACHE, or /var/cache/gotools. */
+static inline const char *test_cache(void)
+{
+	const char *c = getenv("GT_CACHE");
+
+	return c ? c : "/var/cache/gotools";
+}
+
 /* Path of a prebuilt fixture binary, from $GT_FIXTURES (set by `make test`). */
 static inline const char *test_fixture(const char *name)
 {

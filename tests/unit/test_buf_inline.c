@@ -50,13 +50,6 @@
 #define MAX_FRAMES	64
 #define MAX_REPORTS	8
 
-static const char *gt_cache(void)
-{
-	const char *cache = getenv("GT_CACHE");
-
-	return cache ? cache : "/var/cache/gotools";
-}
-
 /* ---- the runtime's rule, over the tables as pclntab.h reads them ---- */
 
 /* The nonempty runs of one function's inline-index table. */
@@ -332,8 +325,8 @@ TEST(addr2line)
 		fprintf(f, "%#" PRIx64 "\n", pcs[i]);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "GOROOT='%s/go/1.27' GOTOOLCHAIN=local "
-		 "'%s/go/1.27/bin/go' tool addr2line '%s' < %s", gt_cache(),
-		 gt_cache(), test_fixture(BUF), tmp);
+		 "'%s/go/1.27/bin/go' tool addr2line '%s' < %s", test_cache(),
+		 test_cache(), test_fixture(BUF), tmp);
 	f = popen(cmd, "r");
 	for (i = 0; f && i < npcs; i++) {
 		if (!fgets(fn, sizeof(fn), f) || !fgets(loc, sizeof(loc), f))

@@ -145,13 +145,6 @@ static int scan_segments(struct bin *b, char *version, size_t len)
 	return found;
 }
 
-static const char *go_cache(void)
-{
-	const char *c = getenv("GT_CACHE");
-
-	return c ? c : "/var/cache/gotools";
-}
-
 /* The first line of the toolchain's VERSION file ("go1.21.13"). */
 static bool toolchain_version(const char *tc, char *out, size_t len)
 {
@@ -159,7 +152,7 @@ static bool toolchain_version(const char *tc, char *out, size_t len)
 	FILE *f;
 	bool ok;
 
-	snprintf(path, sizeof(path), "%s/go/%s/VERSION", go_cache(), tc);
+	snprintf(path, sizeof(path), "%s/go/%s/VERSION", test_cache(), tc);
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "toolchain missing: %s\n", path);
@@ -183,7 +176,7 @@ static bool go_version_of(const char *tc, const char *file, char *out,
 
 	snprintf(cmd, sizeof(cmd),
 		 "GOROOT='%s/go/%s' GOTOOLCHAIN=local '%s/go/%s/bin/go' "
-		 "version '%s' 2>&1", go_cache(), tc, go_cache(), tc, file);
+		 "version '%s' 2>&1", test_cache(), tc, test_cache(), tc, file);
 	f = popen(cmd, "r");
 	if (!f)
 		return false;

@@ -20,6 +20,7 @@
 #include "x86/exit_sites.h"
 #include "x86/probe_site.h"
 #include "gobin/go_binary.h"
+#include "cached_output.h"
 #include "test.h"
 
 static const int versions[] = { 15, 19, 21, 23, 25, 27 };
@@ -62,7 +63,7 @@ static bool truth_load(const char *path, struct truth *t)
 	t->n = 0;
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -d --no-show-raw-insn '%s' | awk '%s'", path, awk);
-	p = popen(cmd, "r");
+	p = cached_output__open(cmd, path, "objdump");
 	if (!p)
 		return false;
 	while (fgets(line, sizeof(line), p)) {
@@ -80,7 +81,8 @@ static bool truth_load(const char *path, struct truth *t)
 		t->v[t->n].target = target;
 		t->n++;
 	}
-	return pclose(p) == 0 && t->n > 0;
+	fclose(p);
+	return t->n > 0;
 }
 
 /*

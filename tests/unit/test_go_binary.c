@@ -139,14 +139,13 @@ static bool truth_has(const struct truth *t, const char *name, uint64_t addr)
 static void run_go_version(const char *goversion, const char *file,
 			   char *out, size_t len)
 {
-	const char *cache = getenv("GT_CACHE");
 	char cmd[1024], line[256], *tok, *save;
 	FILE *p;
 
 	out[0] = '\0';
 	snprintf(cmd, sizeof(cmd),
 		 "GOTOOLCHAIN=local %s/go/%s/bin/go version %s 2>/dev/null",
-		 cache ? cache : "/var/cache/gotools", goversion,
+		 test_cache(), goversion,
 		 file ? file : "");
 	p = popen(cmd, "r");
 	if (!p)

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "gobin/go_binary.h"
 #include "goabi/goroutine.h"
+#include "cached_output.h"
 #include "test.h"
 
 static const int versions[] = { 15, 19, 21, 23, 25, 27 };
@@ -88,11 +89,18 @@ static bool objdump_tls_offset(const char *path, int64_t *off)
 		"{ prev = $0 }\n"
 		"END { n = 0; for (v in seen) { n++; last = v } print n, last }\n";
 	char cmd[8192], line[256], val[64];
+	bool got;
+	FILE *p;
 	int n;
 
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -d --no-show-raw-insn '%s' | awk '%s'", path, awk);
-	if (!run_line(cmd, line, sizeof(line)))
+	p = cached_output__open(cmd, path, "objdump");
+	if (!p)
+		return false;
+	got = fgets(line, sizeof(line), p) != NULL;
+	fclose(p);
+	if (!got)
 		return false;
 	if (sscanf(line, "%d %63s", &n, val) != 2 || n != 1)
 		return false;

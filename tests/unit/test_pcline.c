@@ -237,13 +237,6 @@ static void judge(struct tally *t, uint64_t pc, const struct pcline_frame *got,
 	mismatch(t, pc, why, got, ngot, want, nwant);
 }
 
-static const char *gt_cache(void)
-{
-	const char *cache = getenv("GT_CACHE");
-
-	return cache ? cache : "/var/cache/gotools";
-}
-
 /*
  * Where DWARF and the pclntab disagree on a position, Go's own pclntab
  * reader decides: `go tool addr2line` (debug/gosym) of the toolchain that
@@ -282,7 +275,7 @@ static void resolve_disputes(struct tally *t, const char *bin)
 		 "'%s/go/1.%d/bin/go' tool addr2line %s < %s",
 		 "--rename-section .data.rel.ro.gopclntab=.gopclntab", bin,
 		 copy, "--rename-section .data.rel.ro.gopclntab=.gopclntab",
-		 bin, copy, gt_cache(), t->minor, gt_cache(), t->minor, copy,
+		 bin, copy, test_cache(), t->minor, test_cache(), t->minor, copy,
 		 tmp);
 	f = popen(cmd, "r");
 	for (i = 0; f && i < t->ndisputes; i++) {
