@@ -8,7 +8,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$BUILD" && pwd)
 export GT_BUILD=$BUILD
 export GT_FIXTURES=${GT_FIXTURES:-$BUILD/fixtures}
-FUZZ_SECONDS=${GT_FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${GT_FUZZ_SECONDS:-10}
+# The fuzzers' corpora persist: each run goes on from what the last found.
+FUZZ_CORPORA=${GT_CACHE:-/var/cache/gotools}/fuzz-corpus
 passed=0
 failed=0
 failures=()
@@ -113,7 +115,7 @@ done
 fuzz_one() {
 	local fz=$1 name corpus seeds log
 	name=$(basename "$fz")
-	corpus="$BUILD/fuzz-corpus/$name"
+	corpus="$FUZZ_CORPORA/$name"
 	log="$BUILD/logs/$name.log"
 	mkdir -p "$corpus"
 	seeds="$ROOT/tests/fuzz/$name.seeds.sh"
