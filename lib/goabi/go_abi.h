@@ -4,7 +4,7 @@
  * instruction (receiver and parameters) and at its RET (results), on
  * x86-64 and arm64, for the three calling conventions a Go binary can use.
  * One algorithm per convention, shared by both machines; each machine is a
- * table of its registers (go_abi.c), chosen by go_abi_sig.machine (ELF's
+ * table of its registers (go_regs.c), chosen by go_abi_sig.machine (ELF's
  * e_machine, as bin->elf->machine holds it):
  *
  *  - GO_ABI_REGISTER: ABIInternal (cmd/compile/abi-internal.md), Go 1.17+
