@@ -10,6 +10,7 @@
  * modification time, so an upgraded objdump lists again). Only a command
  * whose output depends on nothing but the file and that program belongs
  * here. Without a cache directory it can write, the command just runs.
+ * tests/run.sh deletes the listings no test read for two weeks.
  */
 #ifndef GOTOOLS_TEST_CACHED_OUTPUT_H
 #define GOTOOLS_TEST_CACHED_OUTPUT_H
