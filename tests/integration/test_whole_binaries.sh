@@ -72,19 +72,19 @@ lat_summary() {
 }
 
 # lat_run NAME BINARY: gofunclatency on '*' of BINARY --version, from its
-# start (-c) to its end.
+# start (-c) to its end, into $TMP/NAME.tool and .tool.err.
 lat_run() {
 	local name=$1 bin=$2 out=$TMP/$1 want rc
 	want=$("$bin" --version 2>&1)
-	timeout 300 "$LAT" -v -j -c "$bin --version" '*' >"$out.lat" 2>"$out.lat.err"
+	timeout 300 "$LAT" -v -j -c "$bin --version" '*' >"$out.tool" 2>"$out.tool.err"
 	rc=$?
-	if [[ $rc -eq 0 ]] && grep -qxF -- "$want" "$out.lat" &&
-		grep -q '^{"time"' "$out.lat"; then
+	if [[ $rc -eq 0 ]] && grep -qxF -- "$want" "$out.tool" &&
+		grep -q '^{"time"' "$out.tool"; then
 		pass "$name: gofunclatency '*': exit 0, the program's output unchanged"
 	else
-		fail "$name: gofunclatency '*'" "exit $rc: $(grep -v '^probe \|^left out' "$out.lat.err" | head -3)"
+		fail "$name: gofunclatency '*'" "exit $rc: $(grep -v '^probe \|^left out' "$out.tool.err" | head -3)"
 	fi
-	lat_summary "$name" "$out.lat.err"
+	lat_summary "$name" "$out.tool.err"
 }
 
 # lsp_send FD BODY: one message of the language server protocol.
@@ -119,11 +119,7 @@ lsp_session() {
 		wait_exec "$pid" "$bin"
 		"$@" -p "$pid" >"$out.tool" 2>"$out.tool.err" &
 		tpid=$!
-		for _ in $(seq 600); do
-			grep -q '^Tracing' "$out.tool" "$out.tool.err" && break
-			kill -0 "$tpid" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_tracing "$out.tool.err"	# -j: its messages on stderr
 	fi
 	lsp_send "$fd" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}'
 	lsp_answered "$out.out" 1
@@ -141,11 +137,11 @@ lsp_session() {
 
 # lat_attached NAME BINARY: gofunclatency on '*' of BINARY's language
 # server (-p), while it answers two requests, against a session of it
-# untraced. (From its start, -c, gofunclatency's entries and single-
+# untraced; into $TMP/NAME.tool and .tool.err. (From its start, -c, gofunclatency's entries and single-
 # stepped returns took buf's initialization, 5.4 million calls, two
 # minutes on these VMs: gotrace's returns below go through all of it.)
 lat_attached() {
-	local name=$1 bin=$2 out=$TMP/$1-lsp calls
+	local name=$1 bin=$2 out=$TMP/$1 calls
 	lsp_session "$bin" "$out.untraced"
 	lsp_session "$bin" "$out" timeout 300 "$LAT" -v -j '*'
 	calls=$(grep -o '"count":[0-9]*}$' "$out.tool" | tr -dc '0-9\n' |
@@ -159,7 +155,6 @@ lat_attached() {
 		fail "$name: gofunclatency -p '*' on its language server" "exit $(cat "$out.tool.rc"), $calls calls; answers $(wc -c <"$out.out") bytes against $(wc -c <"$out.untraced.out") untraced, exit $(cat "$out.rc") against $(cat "$out.untraced.rc"): $(grep -v '^probe \|^left out' "$out.tool.err" | head -3)"
 	fi
 	lat_summary "$name" "$out.tool.err"
-	cp "$out.tool.err" "$TMP/$name.lat.err"
 }
 
 # trace_run NAME BINARY: gotrace on 'r:*' of BINARY --version, from its
@@ -192,7 +187,7 @@ whole() {
 		lat_run "$name" "$bin"
 	fi
 	trace_run "$name" "$bin"
-	check_sites "$bin" "$name gofunclatency" "$out.lat.err" "$name gotrace" "$out.trace.err"
+	check_sites "$bin" "$name gofunclatency" "$out.tool.err" "$name gotrace" "$out.trace.err"
 }
 
 whole esbuild esbuild-latest
